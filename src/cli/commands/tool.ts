@@ -1,0 +1,30 @@
+import { createGantrySession } from "../../gantry.js";
+import { type GlobalOptions, UsageError } from "../options.js";
+
+/** `gantry tool <name> '<json args>'`: one call through the full pipeline; the result JSON on stdout. */
+export async function run(args: string[], options: GlobalOptions): Promise<number> {
+  const [name, json, ...extra] = args;
+  if (name === undefined) throw new UsageError("gantry tool needs a tool name");
+  if (extra.length > 0) throw new UsageError(`unexpected arguments after the JSON: ${extra.join(" ")}`);
+  let toolArgs: unknown = {};
+  if (json !== undefined) {
+    try {
+      toolArgs = JSON.parse(json);
+    } catch (cause) {
+      throw new UsageError(`the arguments are not valid JSON: ${(cause as Error).message}`);
+    }
+  }
+  const session = createGantrySession({ workspace: options.workspace });
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  process.once("SIGINT", abort);
+  process.once("SIGTERM", abort);
+  try {
+    const result = await session.pipeline.run({ name, args: toolArgs }, { signal: controller.signal });
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } finally {
+    process.off("SIGINT", abort);
+    process.off("SIGTERM", abort);
+  }
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { GLOBAL_OPTIONS, type GlobalOptions, USAGE, UsageError } from "./options.js";
+
+/** Each command's module is loaded only when it runs, so `gantry --version` starts as fast as node. */
+const COMMANDS: Record<
+  string,
+  () => Promise<{ run(args: string[], options: GlobalOptions): Promise<number> }>
+> = {
+  tool: () => import("./commands/tool.js"),
+  tools: () => import("./commands/tools.js"),
+};
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: GLOBAL_OPTIONS,
+    allowPositionals: true,
+    strict: true,
+  });
+  const options = values as GlobalOptions;
+  if (options.version) {
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+      version: string;
+    };
+    process.stdout.write(`${pkg.version}\n`);
+    return 0;
+  }
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const [command, ...rest] = positionals;
+  if (command === undefined)
+    throw new UsageError("no command given (interactive mode arrives with the agent)");
+  const load = COMMANDS[command];
+  if (!load) throw new UsageError(`unknown command "${command}"`);
+  return (await load()).run(rest, options);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    const usage =
+      error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
+    process.stderr.write(`gantry: ${(error as Error).message}\n`);
+    if (usage) process.stderr.write(`\n${USAGE}`);
+    process.exitCode = usage ? 2 : 1;
+  },
+);

@@ -1,0 +1,54 @@
+import type { ParseArgsConfig } from "node:util";
+
+/** Options every `gantry` command takes, so `gantry tool` runs a call exactly as the agent would. */
+export const GLOBAL_OPTIONS = {
+  workspace: { type: "string", short: "w" },
+  "approval-mode": { type: "string" },
+  sandbox: { type: "boolean" },
+  model: { type: "string", short: "m" },
+  "base-url": { type: "string" },
+  prompt: { type: "string", short: "p" },
+  "output-format": { type: "string" },
+  "max-turns": { type: "string" },
+  continue: { type: "boolean", short: "c" },
+  resume: { type: "string", short: "r" },
+  version: { type: "boolean", short: "v" },
+  help: { type: "boolean", short: "h" },
+} as const satisfies ParseArgsConfig["options"];
+
+export interface GlobalOptions {
+  workspace?: string;
+  "approval-mode"?: string;
+  sandbox?: boolean;
+  model?: string;
+  "base-url"?: string;
+  prompt?: string;
+  "output-format"?: string;
+  "max-turns"?: string;
+  continue?: boolean;
+  resume?: string;
+  version?: boolean;
+  help?: boolean;
+}
+
+/** A mistake in how gantry was invoked: printed with the usage and exit code 2. */
+export class UsageError extends Error {}
+
+export const USAGE = `Usage:
+  gantry [options]                        interactive session in the current folder
+  gantry -p "<prompt>" [options]          headless run (-p - reads the prompt from stdin)
+  gantry tool <name> '<json args>'        run one tool call through the full pipeline, print the result JSON
+  gantry tools                            list the tool registry
+  gantry --version
+
+Options:
+  -w, --workspace DIR        the workspace folder (default: the current folder)
+      --approval-mode MODE   default | auto-edit | yolo | plan
+      --sandbox              run commands in the sandbox
+  -m, --model PROVIDER:ID    google | anthropic | openai | openai-compatible
+      --base-url URL         base URL for an OpenAI-compatible server
+      --output-format FMT    text | json | stream-json (with -p)
+      --max-turns N          stop after N model turns (with -p)
+  -c, --continue             continue the most recent session
+  -r, --resume ID            resume a saved session
+`;

@@ -1,0 +1,116 @@
+import type { z } from "zod";
+
+/** How much a tool can change or reach; the policy and approval modes decide on it. */
+export type SafetyLevel = "read_only" | "write" | "execute" | "network" | "interactive";
+
+/** Display groups of seed 000; the terminal UI collapses runs of Read/Search calls. */
+export type DisplayGroup =
+  | "Read"
+  | "Edit"
+  | "Search"
+  | "WebSearch"
+  | "WebFetch"
+  | "Command"
+  | "Permission"
+  | "Subagents"
+  | "Interaction";
+
+/** Typed failure codes, so callers never parse messages back (STYLE rule 3). */
+export type ToolErrorCode =
+  | "unknown_tool"
+  | "invalid_arguments"
+  | "disabled_tool"
+  | "denied"
+  | "outside_workspace"
+  | "secret_path"
+  | "protected_path"
+  | "invalid_path"
+  | "not_found"
+  | "not_a_file"
+  | "not_a_directory"
+  | "special_file"
+  | "binary_file"
+  | "too_large"
+  | "ignored_path"
+  | "stale_file"
+  | "no_match"
+  | "ambiguous_match"
+  | "conflict"
+  | "timeout"
+  | "aborted"
+  | "unavailable"
+  | "execution_failed";
+
+export interface ImagePart {
+  mimeType: string;
+  /** base64 */
+  data: string;
+}
+
+export interface ToolResult {
+  /** What the model reads. */
+  text: string;
+  error: boolean;
+  errorCode?: ToolErrorCode;
+  /** Facts for the UI, the logs and the model's next step. */
+  metadata: Record<string, unknown>;
+  /** Images for models that take them (view_file of a picture). */
+  images?: ImagePart[];
+}
+
+/** How the pipeline may shorten a tool's output (STYLE rule 5: one module, driven by the spec). */
+export interface OutputPolicy {
+  /** Characters kept; defaults to the workspace's maxOutputChars. `false` = the tool bounds itself. */
+  maxChars?: number | false;
+  /** Keep the head and the tail instead of the head only. */
+  keep?: "head" | "head_and_tail";
+  /** The next step a truncated result tells the model, given the call's arguments and the characters shown. */
+  continuation?: (args: Record<string, unknown>, shownChars: number) => string;
+}
+
+export interface ToolSpec<S extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  /** The one schema: validation, the TypeScript type and the JSON schema all come from it. */
+  parameters: S;
+  safety: SafetyLevel;
+  group: DisplayGroup;
+  aliases?: readonly string[];
+  /** Default true; the registry can switch tools on and off. */
+  enabled?: boolean;
+  output?: OutputPolicy;
+}
+
+/** Per-call context: what one call needs besides its arguments. Session-wide deps go to the tool's factory. */
+export interface ToolContext {
+  signal: AbortSignal;
+  callId: string;
+  /** "main" for the top-level agent, else the subagent's id. */
+  agentId: string;
+  /** Progress for UIs (partial output of a long command); optional. */
+  onUpdate?: (partial: string) => void;
+}
+
+export interface Tool<S extends z.ZodType = z.ZodType> {
+  spec: ToolSpec<S>;
+  execute(args: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a heterogeneous tool list needs an erased schema type
+export type AnyTool = Tool<any>;
+
+export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool<S> {
+  return tool;
+}
+
+export function okResult(text: string, metadata: Record<string, unknown> = {}): ToolResult {
+  return { text, error: false, metadata };
+}
+
+export function errorResult(
+  code: ToolErrorCode,
+  text: string,
+  metadata: Record<string, unknown> = {},
+): ToolResult {
+  return { text, error: true, errorCode: code, metadata };
+}

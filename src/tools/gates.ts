@@ -1,0 +1,96 @@
+import type { AnyTool, ToolResult } from "./contract.js";
+
+/** The decisions of seed 000 and SPEC §4, from most to least strict. */
+export const VERDICTS_BY_STRICTNESS = [
+  "deny",
+  "deny_unless_prior_grant",
+  "force_ask",
+  "ask",
+  "allow",
+] as const;
+export type Verdict = (typeof VERDICTS_BY_STRICTNESS)[number];
+
+export interface GateDecision {
+  verdict: Verdict;
+  reason?: string;
+  /** Who decided, named for the user and the model: `rule deny Bash(curl:*)`, `hook security-gate`, `approval mode plan`. */
+  source: string;
+}
+
+/** A call that passed lookup and validation. */
+export interface PreparedCall {
+  callId: string;
+  agentId: string;
+  /** The name the caller used (maybe an alias). */
+  requestedName: string;
+  tool: AnyTool;
+  args: Record<string, unknown>;
+}
+
+export interface PolicyStep {
+  decide(call: PreparedCall, signal: AbortSignal): Promise<GateDecision>;
+}
+
+export interface PreHookOutcome {
+  decision: GateDecision;
+  /** Arguments after hook rewrites (applied in declaration order); the pipeline validates them again. */
+  args: Record<string, unknown>;
+  /** Text hooks add for the model. */
+  additionalContext: string[];
+}
+
+export interface PostHookOutcome {
+  additionalContext: string[];
+}
+
+export interface HookStep {
+  before(call: PreparedCall, signal: AbortSignal): Promise<PreHookOutcome>;
+  after(call: PreparedCall, result: ToolResult, signal: AbortSignal): Promise<PostHookOutcome>;
+}
+
+export interface ConsentOutcome {
+  allowed: boolean;
+  /** Why not, for the model: names the rule, hook or flag that decided and what would allow it. */
+  reason?: string;
+  source: string;
+}
+
+/** Turns ask / force_ask / deny_unless_prior_grant into allow or deny, through grants and the asker. */
+export interface ConsentStep {
+  resolve(call: PreparedCall, decision: GateDecision, signal: AbortSignal): Promise<ConsentOutcome>;
+}
+
+export function strictest(decisions: GateDecision[]): GateDecision {
+  let winner: GateDecision = { verdict: "allow", source: "default" };
+  for (const decision of decisions) {
+    if (VERDICTS_BY_STRICTNESS.indexOf(decision.verdict) < VERDICTS_BY_STRICTNESS.indexOf(winner.verdict)) {
+      winner = decision;
+    }
+  }
+  return winner;
+}
+
+export const allowAllPolicy: PolicyStep = {
+  decide: async () => ({ verdict: "allow", source: "no policy" }),
+};
+
+export const noHooks: HookStep = {
+  before: async (call) => ({
+    decision: { verdict: "allow", source: "no hooks" },
+    args: call.args,
+    additionalContext: [],
+  }),
+  after: async () => ({ additionalContext: [] }),
+};
+
+/** Until a user can be asked, only an explicit allow passes. */
+export const denyUnanswerableConsent: ConsentStep = {
+  resolve: async (_call, decision) =>
+    decision.verdict === "allow"
+      ? { allowed: true, source: decision.source }
+      : {
+          allowed: false,
+          source: decision.source,
+          reason: decision.reason ?? `${decision.source} asked for approval and nobody can answer here`,
+        },
+};

@@ -1,0 +1,183 @@
+import { randomUUID } from "node:crypto";
+import type { ToolResult } from "./contract.js";
+import { errorResult } from "./contract.js";
+import {
+  allowAllPolicy,
+  type ConsentStep,
+  denyUnanswerableConsent,
+  type HookStep,
+  noHooks,
+  type PolicyStep,
+  type PreparedCall,
+  strictest,
+} from "./gates.js";
+import type { ToolRegistry } from "./registry.js";
+import { truncateText, truncationNotice } from "./truncate.js";
+import { describeValidationError, parseArgsObject } from "./validation.js";
+
+export interface ToolCallRequest {
+  name: string;
+  /** An object, or a JSON string as providers send it. */
+  args: unknown;
+  callId?: string;
+}
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** "main" unless a subagent makes the call. */
+  agentId?: string;
+  onUpdate?: (partial: string) => void;
+  /** Narrows the tools this caller may use (a subagent's tool list); others fail before anything runs. */
+  allowTool?: (canonicalName: string) => boolean;
+}
+
+export interface PipelineDeps {
+  registry: ToolRegistry;
+  maxOutputChars: number;
+  policy?: PolicyStep;
+  hooks?: HookStep;
+  consent?: ConsentStep;
+}
+
+export interface ToolPipeline {
+  readonly registry: ToolRegistry;
+  run(request: ToolCallRequest, options?: RunOptions): Promise<ToolResult>;
+}
+
+/**
+ * The one way a tool runs (SPEC §1): lookup → validation → policy → pre-hooks → consent →
+ * execute → output limit → post-hooks. Read this function top to bottom to follow a call.
+ */
+export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
+  const policy = deps.policy ?? allowAllPolicy;
+  const hooks = deps.hooks ?? noHooks;
+  const consent = deps.consent ?? denyUnanswerableConsent;
+
+  async function run(request: ToolCallRequest, options: RunOptions = {}): Promise<ToolResult> {
+    const signal = options.signal ?? new AbortController().signal;
+    const callId = request.callId ?? randomUUID();
+    const agentId = options.agentId ?? "main";
+
+    // 1. lookup
+    const tool = deps.registry.lookup(request.name);
+    if (!tool) {
+      const closest = deps.registry.closestNames(request.name);
+      return errorResult(
+        "unknown_tool",
+        `Unknown tool "${request.name}". Closest tools: ${closest.join(", ")}.`,
+      );
+    }
+    const name = tool.spec.name;
+    if (!deps.registry.isEnabled(name)) return errorResult("disabled_tool", `Tool "${name}" is disabled.`);
+    if (options.allowTool && !options.allowTool(name)) {
+      return errorResult("denied", `Tool "${name}" is not in this agent's tool list.`);
+    }
+
+    // 2. validation
+    const parsedJson = parseArgsObject(request.args);
+    if (!parsedJson.ok)
+      return errorResult("invalid_arguments", `Invalid arguments for ${name}: ${parsedJson.message}`);
+    const validated = validate(tool.spec.parameters, name, parsedJson.value);
+    if (!validated.ok) return validated.result;
+    let call: PreparedCall = { callId, agentId, requestedName: request.name, tool, args: validated.args };
+
+    // 3. permission policy: a deny ends the call before any hook runs
+    const policyDecision = await policy.decide(call, signal);
+    if (policyDecision.verdict === "deny") return deniedResult(policyDecision.source, policyDecision.reason);
+
+    // 4. pre-tool hooks (may rewrite the arguments; the rewrite is validated like the original)
+    const pre = await hooks.before(call, signal);
+    if (pre.decision.verdict === "deny") return deniedResult(pre.decision.source, pre.decision.reason);
+    if (pre.args !== call.args) {
+      const revalidated = validate(tool.spec.parameters, name, pre.args);
+      if (!revalidated.ok) return revalidated.result;
+      call = { ...call, args: revalidated.args };
+    }
+
+    // 5. consent: ask / force_ask / deny_unless_prior_grant go through grants and the asker
+    const decision = strictest([policyDecision, pre.decision]);
+    if (decision.verdict !== "allow") {
+      const outcome = await consent.resolve(call, decision, signal);
+      if (!outcome.allowed) return deniedResult(outcome.source, outcome.reason);
+    }
+
+    // 6. execute
+    const started = performance.now();
+    let result = await execute(call, signal, options.onUpdate);
+    result = {
+      ...result,
+      metadata: { ...result.metadata, durationMs: Math.round(performance.now() - started) },
+    };
+
+    // 7. output limit
+    result = limitOutput(result, call);
+
+    // 8. post-tool hooks: they cannot undo anything, only add context for the model
+    const post = await hooks.after(call, result, signal);
+    const context = [...pre.additionalContext, ...post.additionalContext];
+    if (context.length > 0) result = { ...result, text: `${result.text}\n\n${context.join("\n")}` };
+    return result;
+  }
+
+  async function execute(
+    call: PreparedCall,
+    signal: AbortSignal,
+    onUpdate: RunOptions["onUpdate"],
+  ): Promise<ToolResult> {
+    if (signal.aborted)
+      return errorResult("aborted", `${call.tool.spec.name} was aborted before it started.`);
+    try {
+      return await call.tool.execute(call.args, {
+        signal,
+        callId: call.callId,
+        agentId: call.agentId,
+        onUpdate,
+      });
+    } catch (cause) {
+      if (signal.aborted) return errorResult("aborted", `${call.tool.spec.name} was aborted.`);
+      const message = cause instanceof Error ? cause.message : String(cause);
+      return errorResult("execution_failed", `${call.tool.spec.name} failed: ${message}`);
+    }
+  }
+
+  function limitOutput(result: ToolResult, call: PreparedCall): ToolResult {
+    const output = call.tool.spec.output ?? {};
+    if (output.maxChars === false) return result;
+    const maxChars = Math.min(output.maxChars ?? deps.maxOutputChars, deps.maxOutputChars);
+    const cut = truncateText(result.text, maxChars, output.keep);
+    if (!cut.truncated) return result;
+    const nextStep = output.continuation?.(call.args, cut.shownChars);
+    return {
+      ...result,
+      text: `${cut.text}\n${truncationNotice(cut, nextStep)}`,
+      metadata: {
+        ...result.metadata,
+        truncated: true,
+        totalChars: cut.totalChars,
+        omittedChars: cut.omittedChars,
+      },
+    };
+  }
+
+  return { registry: deps.registry, run };
+}
+
+function validate(
+  schema: PreparedCall["tool"]["spec"]["parameters"],
+  name: string,
+  value: unknown,
+): { ok: true; args: Record<string, unknown> } | { ok: false; result: ToolResult } {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      result: errorResult("invalid_arguments", describeValidationError(name, parsed.error)),
+    };
+  }
+  return { ok: true, args: parsed.data as Record<string, unknown> };
+}
+
+function deniedResult(source: string, reason: string | undefined): ToolResult {
+  const text = reason ? `Denied by ${source}: ${reason}` : `Denied by ${source}.`;
+  return errorResult("denied", text, { deniedBy: source });
+}

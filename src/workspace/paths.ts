@@ -1,0 +1,165 @@
+import { constants, type Stats } from "node:fs";
+import { type FileHandle, lstat, open, readlink, realpath } from "node:fs/promises";
+import path from "node:path";
+import type { ToolErrorCode } from "../tools/contract.js";
+
+/** A path proven to lie inside the workspace at the time it was resolved. */
+export interface ResolvedPath {
+  /** Absolute path with every existing component's symlinks resolved. */
+  abs: string;
+  /** Relative to the workspace root, "/"-separated; "" is the root itself. */
+  rel: string;
+  exists: boolean;
+}
+
+export interface PathError {
+  code: ToolErrorCode;
+  message: string;
+}
+
+export type PathResult = { ok: true; path: ResolvedPath } | { ok: false; error: PathError };
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+
+/** True when `candidate` is `root` or below it; a sibling such as `ws_evil` next to `ws` is outside. */
+export function isInside(root: string, candidate: string): boolean {
+  const relative = path.relative(root, candidate);
+  return (
+    relative === "" ||
+    (!relative.startsWith(`..${path.sep}`) && relative !== ".." && !path.isAbsolute(relative))
+  );
+}
+
+export function toRelative(root: string, abs: string): string {
+  return path.relative(root, abs).split(path.sep).join("/");
+}
+
+/**
+ * Resolves `input` (relative to `realRoot`, or absolute) through `..` and every symlink, including
+ * those of folders above a file that does not exist yet, and proves the result lies in the workspace.
+ */
+export async function resolveInsideWorkspace(realRoot: string, input: string): Promise<PathResult> {
+  if (input.trim() === "") return fail("invalid_path", "The path is empty.");
+  if (CONTROL_CHARACTERS.test(input)) {
+    return fail("invalid_path", "The path contains a NUL byte or a control character.");
+  }
+  const requested = path.resolve(realRoot, input);
+  const missing: string[] = [];
+  let existing = requested;
+  for (;;) {
+    try {
+      const real = await realpath(existing);
+      const abs = missing.length > 0 ? path.join(real, ...missing.reverse()) : real;
+      if (!isInside(realRoot, abs)) return outside(input);
+      return { ok: true, path: { abs, rel: toRelative(realRoot, abs), exists: missing.length === 0 } };
+    } catch (cause) {
+      const code = (cause as NodeJS.ErrnoException).code;
+      if (code === "ELOOP") return fail("invalid_path", `The path "${input}" runs into a symlink loop.`);
+      if (code === "ENOTDIR") return fail("not_a_directory", `A parent of "${input}" is not a folder.`);
+      if (code !== "ENOENT")
+        return fail("invalid_path", `Cannot resolve "${input}": ${(cause as Error).message}`);
+      if (await isSymlink(existing)) {
+        return fail(
+          "invalid_path",
+          `"${input}" passes through a dangling symlink; its target cannot be checked.`,
+        );
+      }
+      const parent = path.dirname(existing);
+      if (parent === existing) return outside(input);
+      missing.push(path.basename(existing));
+      existing = parent;
+    }
+  }
+}
+
+async function isSymlink(candidate: string): Promise<boolean> {
+  try {
+    return (await lstat(candidate)).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+function outside(input: string): PathResult {
+  return fail(
+    "outside_workspace",
+    `The path "${input}" is outside the workspace; only files inside it can be used.`,
+  );
+}
+
+function fail(code: ToolErrorCode, message: string): PathResult {
+  return { ok: false, error: { code, message } };
+}
+
+export type OpenResult = { ok: true; handle: FileHandle; stats: Stats } | { ok: false; error: PathError };
+
+/**
+ * Opens a resolved regular file for reading and then verifies the opened descriptor, not the name:
+ * a symlink swapped in after resolution, a FIFO (opened non-blocking, so it never hangs) or a device
+ * file are all refused.
+ */
+export async function openVerifiedFile(realRoot: string, resolved: ResolvedPath): Promise<OpenResult> {
+  let handle: FileHandle;
+  try {
+    handle = await open(resolved.abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === "ENOENT")
+      return { ok: false, error: { code: "not_found", message: `"${resolved.rel}" does not exist.` } };
+    if (code === "ELOOP") {
+      return {
+        ok: false,
+        error: { code: "invalid_path", message: `"${resolved.rel}" became a symlink; refused.` },
+      };
+    }
+    if (code === "EISDIR") {
+      return {
+        ok: false,
+        error: { code: "not_a_file", message: `"${resolved.rel}" is a folder, not a file.` },
+      };
+    }
+    throw cause;
+  }
+  try {
+    const stats = await handle.stat();
+    if (stats.isDirectory()) {
+      throw new OpenRefusal("not_a_file", `"${resolved.rel}" is a folder, not a file.`);
+    }
+    if (!stats.isFile()) {
+      throw new OpenRefusal(
+        "special_file",
+        `"${resolved.rel}" is not a regular file (FIFO, socket or device); refused.`,
+      );
+    }
+    const actual = await descriptorPath(handle, resolved.abs);
+    if (actual !== resolved.abs || !isInside(realRoot, actual)) {
+      throw new OpenRefusal("outside_workspace", `"${resolved.rel}" changed while it was opened; refused.`);
+    }
+    return { ok: true, handle, stats };
+  } catch (cause) {
+    await handle.close();
+    if (cause instanceof OpenRefusal)
+      return { ok: false, error: { code: cause.code, message: cause.message } };
+    throw cause;
+  }
+}
+
+class OpenRefusal extends Error {
+  constructor(
+    readonly code: ToolErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The path the kernel holds for an open descriptor (Linux), else a fresh realpath checked by inode. */
+export async function descriptorPath(handle: FileHandle, expected: string): Promise<string> {
+  try {
+    return await readlink(`/proc/self/fd/${handle.fd}`);
+  } catch {
+    const [opened, named] = await Promise.all([handle.stat(), realpath(expected).then((p) => lstat(p))]);
+    return opened.ino === named.ino && opened.dev === named.dev ? expected : `${expected} (replaced)`;
+  }
+}

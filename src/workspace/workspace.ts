@@ -1,0 +1,63 @@
+import { realpathSync, statSync } from "node:fs";
+import { DEFAULT_LIMITS, type Limits } from "./limits.js";
+import { type PathResult, resolveInsideWorkspace, toRelative } from "./paths.js";
+import { createSecretGuard, type SecretGuard, type SecretsConfig } from "./secrets.js";
+
+/** The folder an agent works in, with its guard: every tool resolves paths through it. */
+export interface Workspace {
+  /** Real path of the workspace root. */
+  readonly root: string;
+  readonly limits: Limits;
+  readonly secrets: SecretGuard;
+  /**
+   * Resolves a path the model gave: inside the workspace after `..` and symlinks, and not a secret
+   * (judged on both the path as named and the path it resolves to).
+   */
+  resolve(input: string): Promise<PathResult>;
+  relative(abs: string): string;
+}
+
+export interface WorkspaceOptions {
+  limits?: Partial<Limits>;
+  secrets?: SecretsConfig;
+}
+
+export function openWorkspace(root: string, options: WorkspaceOptions = {}): Workspace {
+  let realRoot: string;
+  try {
+    realRoot = realpathSync(root);
+  } catch {
+    throw new Error(`workspace folder "${root}" does not exist`);
+  }
+  if (!statSync(realRoot).isDirectory()) throw new Error(`workspace "${root}" is not a folder`);
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const secrets = createSecretGuard(options.secrets);
+
+  return {
+    root: realRoot,
+    limits,
+    secrets,
+    async resolve(input) {
+      const result = await resolveInsideWorkspace(realRoot, input);
+      if (!result.ok) return result;
+      const named = toRelative(realRoot, joinLexically(realRoot, input));
+      if (secrets.isSecret(result.path.rel) || (!named.startsWith("..") && secrets.isSecret(named))) {
+        return {
+          ok: false,
+          error: {
+            code: "secret_path",
+            message: `"${input}" is a secret file (credentials, keys, .env, .git internals); refused.`,
+          },
+        };
+      }
+      return result;
+    },
+    relative(abs) {
+      return toRelative(realRoot, abs);
+    },
+  };
+}
+
+function joinLexically(root: string, input: string): string {
+  return input.startsWith("/") ? input : `${root}/${input}`;
+}
