@@ -1,3 +1,4 @@
+import { type AgentInbox, createAgentInbox } from "./agent/inbox.js";
 import { loadSettings, type Settings } from "./config/settings.js";
 import { createBuiltinTools } from "./tools/builtin.js";
 import { createToolPipeline, type ToolPipeline } from "./tools/pipeline.js";
@@ -20,14 +21,47 @@ export interface GantrySession {
   settings: Settings;
   registry: ToolRegistry;
   pipeline: ToolPipeline;
+  inbox: AgentInbox;
+  /** Ends everything the session started (processes, timers, worktrees). Safe to call twice. */
+  dispose(): Promise<void>;
 }
 
 export function createGantrySession(options: GantryOptions = {}): GantrySession {
   const root = options.workspace ?? process.cwd();
   const settings = options.settings ?? loadSettings(root, options.home);
   const workspace = openWorkspace(root, { limits: settings.limits, secrets: settings.secrets });
-  const registry = createToolRegistry(createBuiltinTools({ workspace, settings, reads: createReadLedger() }));
-  for (const name of settings.tools?.disabled ?? []) registry.setEnabled(name, false);
+  const inbox = createAgentInbox();
+  const cleanups: (() => Promise<void> | void)[] = [];
+  const lifecycle = { onDispose: (cleanup: () => Promise<void> | void) => void cleanups.push(cleanup) };
+
+  const registry = createToolRegistry(
+    createBuiltinTools({ workspace, settings, reads: createReadLedger(), inbox, lifecycle }),
+  );
+  for (const name of settings.tools?.disabled ?? []) {
+    if (!registry.lookup(name)) throw new Error(`settings tools.disabled names an unknown tool "${name}"`);
+    registry.setEnabled(name, false);
+  }
   const pipeline = createToolPipeline({ registry, maxOutputChars: workspace.limits.maxOutputChars });
-  return { workspace, settings, registry, pipeline };
+
+  let disposed = false;
+  return {
+    workspace,
+    settings,
+    registry,
+    pipeline,
+    inbox,
+    async dispose() {
+      if (disposed) return;
+      disposed = true;
+      const failures: unknown[] = [];
+      for (const cleanup of cleanups.reverse()) {
+        try {
+          await cleanup();
+        } catch (cause) {
+          failures.push(cause);
+        }
+      }
+      if (failures.length > 0) throw new AggregateError(failures, "session cleanup failed");
+    },
+  };
 }

@@ -24,6 +24,7 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } finally {
+    await session.dispose();
     process.off("SIGINT", abort);
     process.off("SIGTERM", abort);
   }
