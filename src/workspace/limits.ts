@@ -1,29 +1,31 @@
 import { z } from "zod";
 
+const positiveInt = (description: string) => z.number().int().positive().describe(description);
+
+const LIMIT_FIELDS = {
+  maxOutputChars: positiveInt("largest tool output in characters"),
+  maxReadLines: positiveInt("lines per view_file call without a range"),
+  maxFileBytes: positiveInt("largest file view_file reads whole, and the edit tools touch"),
+  maxSearchFileBytes: positiveInt("files larger than this are skipped (and counted) by grep_search"),
+  maxDirEntries: positiveInt("entries per list_dir call"),
+  maxMatches: positiveInt("matches per search call"),
+};
+
 /** Every limit of the workspace guard, with its default; configurable under "limits" in .agents/settings.json. */
 export const LimitsSchema = z.object({
-  maxOutputChars: z.number().int().positive().default(20_000).describe("largest tool output in characters"),
-  maxReadLines: z
-    .number()
-    .int()
-    .positive()
-    .default(2_000)
-    .describe("lines per view_file call without a range"),
-  maxFileBytes: z
-    .number()
-    .int()
-    .positive()
-    .default(10 * 1024 * 1024)
-    .describe("largest file view_file reads whole, and the edit tools touch"),
-  maxSearchFileBytes: z
-    .number()
-    .int()
-    .positive()
-    .default(1024 * 1024)
-    .describe("files larger than this are skipped (and counted) by grep_search"),
-  maxDirEntries: z.number().int().positive().default(500).describe("entries per list_dir call"),
-  maxMatches: z.number().int().positive().default(100).describe("matches per search call"),
+  maxOutputChars: LIMIT_FIELDS.maxOutputChars.default(20_000),
+  maxReadLines: LIMIT_FIELDS.maxReadLines.default(2_000),
+  maxFileBytes: LIMIT_FIELDS.maxFileBytes.default(10 * 1024 * 1024),
+  maxSearchFileBytes: LIMIT_FIELDS.maxSearchFileBytes.default(1024 * 1024),
+  maxDirEntries: LIMIT_FIELDS.maxDirEntries.default(500),
+  maxMatches: LIMIT_FIELDS.maxMatches.default(100),
 });
+
+/**
+ * The "limits" section of a settings file: every field optional and without a default, so a file that
+ * sets one limit does not reset those an earlier file set (zod 4's `.partial()` would keep the defaults).
+ */
+export const LimitsSettingsSchema = z.object(LIMIT_FIELDS).partial();
 
 export type Limits = z.infer<typeof LimitsSchema>;
 

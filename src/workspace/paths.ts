@@ -19,7 +19,6 @@ export interface PathError {
 
 export type PathResult = { ok: true; path: ResolvedPath } | { ok: false; error: PathError };
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 
 /** True when `candidate` is `root` or below it; a sibling such as `ws_evil` next to `ws` is outside. */
@@ -54,6 +53,8 @@ export async function resolveInsideWorkspace(realRoot: string, input: string): P
       if (!isInside(realRoot, abs)) return outside(input);
       return { ok: true, path: { abs, rel: toRelative(realRoot, abs), exists: missing.length === 0 } };
     } catch (cause) {
+      // a path that names a place outside and cannot be resolved is reported as outside: that is what it asks for
+      if (!isInside(realRoot, requested)) return outside(input);
       const code = (cause as NodeJS.ErrnoException).code;
       if (code === "ELOOP") return fail("invalid_path", `The path "${input}" runs into a symlink loop.`);
       if (code === "ENOTDIR") return fail("not_a_directory", `A parent of "${input}" is not a folder.`);
@@ -96,53 +97,131 @@ export type OpenResult = { ok: true; handle: FileHandle; stats: Stats } | { ok: 
 
 /**
  * Opens a resolved regular file for reading and then verifies the opened descriptor, not the name:
- * a symlink swapped in after resolution, a FIFO (opened non-blocking, so it never hangs) or a device
- * file are all refused.
+ * a symlink swapped in after resolution (last component or a parent folder), a FIFO (opened
+ * non-blocking, so it never hangs) or a device file are all refused. `stats.nlink` tells writers
+ * whether the file has other names (a hardlink may reach outside the workspace).
  */
 export async function openVerifiedFile(realRoot: string, resolved: ResolvedPath): Promise<OpenResult> {
+  // refuse special files by name first, so a device is never even opened; the descriptor check below
+  // still catches one swapped in after this look
+  const named = await lstatOrError(resolved);
+  if (!named.ok) return named;
+  if (named.stats.isDirectory()) return refusal("not_a_file", `"${resolved.rel}" is a folder, not a file.`);
+  if (!named.stats.isFile() && !named.stats.isSymbolicLink()) return specialFile(resolved);
   let handle: FileHandle;
   try {
     handle = await open(resolved.abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    if (code === "ENOENT")
-      return { ok: false, error: { code: "not_found", message: `"${resolved.rel}" does not exist.` } };
-    if (code === "ELOOP") {
-      return {
-        ok: false,
-        error: { code: "invalid_path", message: `"${resolved.rel}" became a symlink; refused.` },
-      };
-    }
-    if (code === "EISDIR") {
-      return {
-        ok: false,
-        error: { code: "not_a_file", message: `"${resolved.rel}" is a folder, not a file.` },
-      };
-    }
-    throw cause;
+    return openFailure(resolved, cause);
   }
   try {
     const stats = await handle.stat();
     if (stats.isDirectory()) {
       throw new OpenRefusal("not_a_file", `"${resolved.rel}" is a folder, not a file.`);
     }
-    if (!stats.isFile()) {
-      throw new OpenRefusal(
-        "special_file",
-        `"${resolved.rel}" is not a regular file (FIFO, socket or device); refused.`,
-      );
-    }
-    const actual = await descriptorPath(handle, resolved.abs);
-    if (actual !== resolved.abs || !isInside(realRoot, actual)) {
-      throw new OpenRefusal("outside_workspace", `"${resolved.rel}" changed while it was opened; refused.`);
-    }
+    if (!stats.isFile()) throw new OpenRefusal("special_file", specialFile(resolved).error.message);
+    await verifyDescriptor(realRoot, resolved, handle);
     return { ok: true, handle, stats };
   } catch (cause) {
     await handle.close();
-    if (cause instanceof OpenRefusal)
-      return { ok: false, error: { code: cause.code, message: cause.message } };
+    if (cause instanceof OpenRefusal) return refusal(cause.code, cause.message);
     throw cause;
   }
+}
+
+export type OpenDirectoryResult =
+  | {
+      ok: true;
+      handle: FileHandle;
+      stats: Stats /** a path that names the opened folder itself */;
+      path: string;
+    }
+  | { ok: false; error: PathError };
+
+/**
+ * Opens a resolved folder and verifies the descriptor like `openVerifiedFile`. `path` reaches the
+ * opened folder through the descriptor (/proc/self/fd on Linux), so entries read and stat-ed below it
+ * come from the verified folder even if a symlink is swapped in for its name afterwards.
+ */
+export async function openVerifiedDirectory(
+  realRoot: string,
+  resolved: ResolvedPath,
+): Promise<OpenDirectoryResult> {
+  let handle: FileHandle;
+  try {
+    handle = await open(
+      resolved.abs,
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_DIRECTORY,
+    );
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === "ENOTDIR") {
+      return refusal("not_a_directory", `"${resolved.rel || "."}" is not a folder.`);
+    }
+    return openFailure(resolved, cause);
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isDirectory()) throw new OpenRefusal("not_a_directory", `"${resolved.rel}" is not a folder.`);
+    await verifyDescriptor(realRoot, resolved, handle);
+    const viaDescriptor = `/proc/self/fd/${handle.fd}`;
+    const usable = await lstat(viaDescriptor).then(
+      () => true,
+      () => false,
+    );
+    return { ok: true, handle, stats, path: usable ? viaDescriptor : resolved.abs };
+  } catch (cause) {
+    await handle.close();
+    if (cause instanceof OpenRefusal) return refusal(cause.code, cause.message);
+    throw cause;
+  }
+}
+
+async function verifyDescriptor(realRoot: string, resolved: ResolvedPath, handle: FileHandle) {
+  const actual = await descriptorPath(handle, resolved.abs);
+  if (actual !== resolved.abs || !isInside(realRoot, actual)) {
+    throw new OpenRefusal("outside_workspace", `"${resolved.rel}" changed while it was opened; refused.`);
+  }
+}
+
+async function lstatOrError(
+  resolved: ResolvedPath,
+): Promise<{ ok: true; stats: Stats } | { ok: false; error: PathError }> {
+  try {
+    return { ok: true, stats: await lstat(resolved.abs) };
+  } catch (cause) {
+    return openFailure(resolved, cause);
+  }
+}
+
+function openFailure(resolved: ResolvedPath, cause: unknown): { ok: false; error: PathError } {
+  const code = (cause as NodeJS.ErrnoException).code;
+  const name = resolved.rel || ".";
+  switch (code) {
+    case "ENOENT":
+      return refusal("not_found", `"${name}" does not exist.`);
+    case "ELOOP":
+      return refusal("invalid_path", `"${name}" became a symlink after it was checked; refused.`);
+    case "EISDIR":
+      return refusal("not_a_file", `"${name}" is a folder, not a file.`);
+    case "ENOTDIR":
+      return refusal("not_a_directory", `A parent of "${name}" is not a folder.`);
+    case "ENXIO":
+    case "ENODEV":
+      return specialFile(resolved);
+    default:
+      return refusal("invalid_path", `Cannot open "${name}": ${(cause as Error).message}`);
+  }
+}
+
+function specialFile(resolved: ResolvedPath): { ok: false; error: PathError } {
+  return refusal(
+    "special_file",
+    `"${resolved.rel}" is not a regular file (FIFO, socket or device); refused.`,
+  );
+}
+
+function refusal(code: ToolErrorCode, message: string): { ok: false; error: PathError } {
+  return { ok: false, error: { code, message } };
 }
 
 class OpenRefusal extends Error {

@@ -1,5 +1,6 @@
 import { realpathSync, statSync } from "node:fs";
-import { DEFAULT_LIMITS, type Limits } from "./limits.js";
+import path from "node:path";
+import { type Limits, LimitsSchema } from "./limits.js";
 import { type PathResult, resolveInsideWorkspace, toRelative } from "./paths.js";
 import { createSecretGuard, type SecretGuard, type SecretsConfig } from "./secrets.js";
 
@@ -30,7 +31,8 @@ export function openWorkspace(root: string, options: WorkspaceOptions = {}): Wor
     throw new Error(`workspace folder "${root}" does not exist`);
   }
   if (!statSync(realRoot).isDirectory()) throw new Error(`workspace "${root}" is not a folder`);
-  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  // parsing fills every limit left out (or explicitly undefined) with its default
+  const limits = LimitsSchema.parse({ ...options.limits });
   const secrets = createSecretGuard(options.secrets);
 
   return {
@@ -40,8 +42,10 @@ export function openWorkspace(root: string, options: WorkspaceOptions = {}): Wor
     async resolve(input) {
       const result = await resolveInsideWorkspace(realRoot, input);
       if (!result.ok) return result;
-      const named = toRelative(realRoot, joinLexically(realRoot, input));
-      if (secrets.isSecret(result.path.rel) || (!named.startsWith("..") && secrets.isSecret(named))) {
+      // the name as given counts too: a link called `.env` is refused even if it points at a harmless file
+      const named = toRelative(realRoot, path.resolve(realRoot, input));
+      const namedInside = named !== ".." && !named.startsWith("../") && !path.isAbsolute(named);
+      if (secrets.isSecret(result.path.rel) || (namedInside && secrets.isSecret(named))) {
         return {
           ok: false,
           error: {
@@ -56,8 +60,4 @@ export function openWorkspace(root: string, options: WorkspaceOptions = {}): Wor
       return toRelative(realRoot, abs);
     },
   };
-}
-
-function joinLexically(root: string, input: string): string {
-  return input.startsWith("/") ? input : `${root}/${input}`;
 }

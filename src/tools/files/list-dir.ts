@@ -1,0 +1,142 @@
+import type { Dirent } from "node:fs";
+import { lstat, readdir, readlink } from "node:fs/promises";
+import { z } from "zod";
+import { openVerifiedDirectory } from "../../workspace/paths.js";
+import type { Workspace } from "../../workspace/workspace.js";
+import { defineTool, errorResult, okResult } from "../contract.js";
+import type { ToolEnvironment } from "../environment.js";
+
+const ListDirParameters = z.object({
+  DirectoryPath: z
+    .string()
+    .describe(
+      'The folder to list: an absolute path inside the workspace, or a path relative to its root ("." is the root).',
+    ),
+});
+
+/** Room kept for the closing lines when the listing itself is cut by the output limit. */
+const CLOSING_RESERVE = 300;
+
+/** `list_dir`: one folder's entries, folders first, with sizes; secret entries and .git hidden. */
+export function createListDirTool(env: ToolEnvironment) {
+  const { workspace } = env;
+  return defineTool({
+    spec: {
+      name: "list_dir",
+      description:
+        "List the entries of one workspace folder: folders (marked with a trailing /) first, then files with their sizes; symlinks are marked with @ and their target. Secret files (.env, keys) and .git are hidden. Long listings are capped; use find_by_name to search deeper.",
+      parameters: ListDirParameters,
+      safety: "read_only",
+      group: "Read",
+      aliases: ["list_files", "ls"],
+    },
+    async execute(args, ctx) {
+      const resolved = await workspace.resolve(args.DirectoryPath);
+      if (!resolved.ok) return errorResult(resolved.error.code, resolved.error.message);
+      if (!resolved.path.exists) return errorResult("not_found", `"${args.DirectoryPath}" does not exist.`);
+      const opened = await openVerifiedDirectory(workspace.root, resolved.path);
+      if (!opened.ok) return errorResult(opened.error.code, opened.error.message);
+      const rel = resolved.path.rel;
+      try {
+        const all = await readdir(opened.path, { withFileTypes: true });
+        ctx.signal.throwIfAborted();
+        const visible = all.filter((entry) => !workspace.secrets.isSecret(joinRel(rel, entry.name)));
+        visible.sort(foldersFirstByName);
+        const { lines, shown } = await describeEntries(visible, opened.path, rel, workspace);
+        return okResult(listingText(lines, visible.length, all.length - visible.length, shown), {
+          path: rel || ".",
+          entries: visible.length,
+          shown,
+          hidden: all.length - visible.length,
+          truncated: shown < visible.length,
+        });
+      } finally {
+        await opened.handle.close();
+      }
+    },
+  });
+}
+
+function joinRel(folder: string, name: string): string {
+  return folder === "" ? name : `${folder}/${name}`;
+}
+
+function foldersFirstByName(a: Dirent, b: Dirent): number {
+  const folderOrder = Number(b.isDirectory()) - Number(a.isDirectory());
+  if (folderOrder !== 0) return folderOrder;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/** Describes entries in order until the entry cap or the output limit; stats only what is shown. */
+async function describeEntries(entries: Dirent[], openedPath: string, rel: string, workspace: Workspace) {
+  const { maxDirEntries, maxOutputChars } = workspace.limits;
+  const budget = Math.max(maxOutputChars - CLOSING_RESERVE, Math.floor(maxOutputChars / 2));
+  const candidates = entries.slice(0, maxDirEntries);
+  const described = await Promise.all(
+    candidates.map((entry) => describeEntry(entry, openedPath, rel, workspace)),
+  );
+  const lines: string[] = [];
+  let used = 0;
+  for (const line of described) {
+    if (used + line.length + 1 > budget) break;
+    lines.push(line);
+    used += line.length + 1;
+  }
+  return { lines, shown: lines.length };
+}
+
+async function describeEntry(entry: Dirent, openedPath: string, rel: string, workspace: Workspace) {
+  if (entry.isDirectory()) return `${entry.name}/`;
+  // stat through the opened folder's descriptor path, never through the name again
+  const stats = await lstat(`${openedPath}/${entry.name}`).catch(() => undefined);
+  if (!stats) return `${entry.name} (vanished while listed)`;
+  if (stats.isFile()) return `${entry.name} (${formatSize(stats.size)})`;
+  if (stats.isDirectory()) return `${entry.name}/`;
+  if (stats.isSymbolicLink())
+    return `${entry.name}@ -> ${await describeLink(entry.name, openedPath, rel, workspace)}`;
+  if (stats.isFIFO()) return `${entry.name} (FIFO)`;
+  if (stats.isSocket()) return `${entry.name} (socket)`;
+  return `${entry.name} (device)`;
+}
+
+async function describeLink(name: string, openedPath: string, rel: string, workspace: Workspace) {
+  const target = await readlink(`${openedPath}/${name}`).catch(() => "?");
+  const resolved = await workspace.resolve(joinRel(rel, name));
+  if (resolved.ok) {
+    const kind = await lstat(resolved.path.abs).catch(() => undefined);
+    return kind?.isDirectory() ? `${target} (folder)` : target;
+  }
+  const why: Record<string, string> = {
+    outside_workspace: "outside the workspace",
+    secret_path: "a secret file",
+    invalid_path: "broken",
+  };
+  return `${target} (${why[resolved.error.code] ?? "not readable"})`;
+}
+
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ["KB", "MB", "GB", "TB"];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+}
+
+function listingText(lines: string[], visible: number, hidden: number, shown: number): string {
+  const out = visible > 0 ? [...lines] : [hidden > 0 ? "[no entries to show]" : "[empty folder]"];
+  if (hidden > 0) {
+    out.push(
+      `[${hidden} ${hidden === 1 ? "entry" : "entries"} hidden: secret files and .git are not listed]`,
+    );
+  }
+  if (shown < visible) {
+    out.push(
+      `[truncated: showing ${shown} of ${visible} entries; ${visible - shown} left out. List a subfolder or use find_by_name with a Pattern to see the rest.]`,
+    );
+  }
+  return out.join("\n");
+}

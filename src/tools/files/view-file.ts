@@ -1,0 +1,220 @@
+import { createHash } from "node:crypto";
+import type { FileHandle } from "node:fs/promises";
+import { z } from "zod";
+import { openVerifiedFile } from "../../workspace/paths.js";
+import { snapshotOf } from "../../workspace/read-ledger.js";
+import { imageMimeType, imageMimeTypeOfBytes, looksBinary } from "../../workspace/text.js";
+import { defineTool, errorResult, okResult, type ToolResult } from "../contract.js";
+import type { ToolEnvironment } from "../environment.js";
+import { type LineWindow, readLineWindow } from "./read-lines.js";
+
+const ViewFileParameters = z
+  .object({
+    AbsolutePath: z
+      .string()
+      .describe("The file to read: an absolute path inside the workspace, or a path relative to its root."),
+    StartLine: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        "First line to show, 1-based. Giving StartLine or EndLine streams the file, so a part of a file of any size can be read.",
+      ),
+    EndLine: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        "Last line to show, 1-based and inclusive. Default: as many lines as one call shows without a range, from StartLine.",
+      ),
+    ContentOffset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        "Character offset into line StartLine (default line 1) where the output begins. For a line too long for one call (minified code): a cut result names the StartLine and ContentOffset that continue it.",
+      ),
+  })
+  .refine((args) => args.EndLine === undefined || args.EndLine >= (args.StartLine ?? 1), {
+    path: ["EndLine"],
+    message: "EndLine must be greater than or equal to StartLine",
+  });
+
+type ViewFileArgs = z.infer<typeof ViewFileParameters>;
+
+const SAMPLE_BYTES = 8192;
+
+/** `view_file`: numbered lines of a text file (streamed for ranges), or an image part for a picture. */
+export function createViewFileTool(env: ToolEnvironment) {
+  const { workspace, reads } = env;
+  return defineTool({
+    spec: {
+      name: "view_file",
+      description:
+        "Read a text file of the workspace. Lines come back numbered (1-based). Without StartLine/EndLine the first lines are shown and files over the size limit are refused; with a range any part of a file of any size can be read. A cut result ends with the exact arguments of the next call. Images (PNG, JPEG, GIF, WebP) come back as pictures; other binary files are refused.",
+      parameters: ViewFileParameters,
+      safety: "read_only",
+      group: "Read",
+      aliases: ["read_file", "read"],
+    },
+    async execute(args, ctx) {
+      const resolved = await workspace.resolve(args.AbsolutePath);
+      if (!resolved.ok) return errorResult(resolved.error.code, resolved.error.message);
+      if (!resolved.path.exists) {
+        return errorResult("not_found", `"${args.AbsolutePath}" does not exist.`, {
+          path: resolved.path.rel,
+        });
+      }
+      const opened = await openVerifiedFile(workspace.root, resolved.path);
+      if (!opened.ok) return errorResult(opened.error.code, opened.error.message);
+      const { handle, stats } = opened;
+      const rel = resolved.path.rel;
+      try {
+        const sample = await readSample(handle, stats.size);
+        const imageType =
+          imageMimeTypeOfBytes(sample) ?? (looksBinary(sample) ? imageMimeType(rel) : undefined);
+        if (imageType) {
+          const image = await readImage(handle, stats.size, imageType, rel, workspace.limits.maxFileBytes);
+          if (image.ok) reads.record(resolved.path.abs, snapshotOf(stats, image.sha256));
+          return image.result;
+        }
+        if (looksBinary(sample)) {
+          return errorResult(
+            "binary_file",
+            `"${rel}" is a binary file (${stats.size} bytes); view_file shows text files and images only.`,
+            { path: rel, bytes: stats.size },
+          );
+        }
+        const ranged =
+          args.StartLine !== undefined || args.EndLine !== undefined || args.ContentOffset !== undefined;
+        if (!ranged && stats.size > workspace.limits.maxFileBytes)
+          return tooLargeResult(args, rel, stats.size);
+        const request = windowRequest(args, stats.size, ctx.signal);
+        const window = await readLineWindow(handle, request);
+        reads.record(resolved.path.abs, snapshotOf(stats, window.sha256));
+        return windowResult(args, rel, stats.size, window, request.endLine);
+      } finally {
+        await handle.close();
+      }
+    },
+  });
+
+  function windowRequest(args: ViewFileArgs, sizeBytes: number, signal: AbortSignal) {
+    const { maxReadLines, maxOutputChars, maxFileBytes } = workspace.limits;
+    const startLine = args.StartLine ?? 1;
+    // room for the closing line, which repeats the path in the next call's arguments
+    const reserve = Math.min(Math.floor(maxOutputChars / 2), 300 + JSON.stringify(args.AbsolutePath).length);
+    return {
+      startLine,
+      endLine: args.EndLine ?? startLine + maxReadLines - 1,
+      contentOffset: args.ContentOffset ?? 0,
+      maxChars: maxOutputChars - reserve,
+      readToEnd: sizeBytes <= maxFileBytes,
+      sizeBytes,
+      signal,
+    };
+  }
+}
+
+async function readSample(handle: FileHandle, size: number): Promise<Buffer> {
+  const sample = Buffer.alloc(Math.min(SAMPLE_BYTES, size));
+  const { bytesRead } = await handle.read(sample, 0, sample.length, 0);
+  return sample.subarray(0, bytesRead);
+}
+
+async function readImage(
+  handle: FileHandle,
+  size: number,
+  mimeType: string,
+  rel: string,
+  maxBytes: number,
+): Promise<{ ok: true; result: ToolResult; sha256: string } | { ok: false; result: ToolResult }> {
+  if (size > maxBytes) {
+    const text = `"${rel}" is an image of ${size} bytes, over the ${maxBytes}-byte limit; refused.`;
+    return { ok: false, result: errorResult("too_large", text, { path: rel, bytes: size, mimeType }) };
+  }
+  const bytes = await handle.readFile();
+  const result = okResult(`Image "${rel}" (${mimeType}, ${bytes.length} bytes) is attached.`, {
+    path: rel,
+    bytes: bytes.length,
+    mimeType,
+  });
+  return {
+    ok: true,
+    result: { ...result, images: [{ mimeType, data: bytes.toString("base64") }] },
+    sha256: createHash("sha256").update(bytes).digest("hex"),
+  };
+}
+
+function tooLargeResult(args: ViewFileArgs, rel: string, size: number): ToolResult {
+  const example = JSON.stringify({ AbsolutePath: args.AbsolutePath, StartLine: 1, EndLine: 200 });
+  return errorResult(
+    "too_large",
+    `"${rel}" is ${size} bytes, over the limit for reading a whole file. Pass StartLine and EndLine to read a part of it (any part of any size can be read that way), e.g. ${example}.`,
+    { path: rel, bytes: size },
+  );
+}
+
+function windowResult(
+  args: ViewFileArgs,
+  rel: string,
+  bytes: number,
+  window: LineWindow,
+  requestedEnd: number,
+): ToolResult {
+  const facts = { path: rel, bytes, totalLines: window.totalLines };
+  if (window.offsetPastEndOfLine !== undefined) {
+    return errorResult(
+      "invalid_arguments",
+      `ContentOffset ${args.ContentOffset} is past the end of line ${window.firstLine}, which has ${window.offsetPastEndOfLine} characters.`,
+      facts,
+    );
+  }
+  if (bytes === 0) {
+    return okResult("[empty file: 0 bytes]", { ...facts, startLine: 0, endLine: 0, truncated: false });
+  }
+  if (window.lines.length === 0 && window.totalLines !== undefined) {
+    return errorResult(
+      "invalid_arguments",
+      `StartLine ${window.firstLine} is past the end of "${rel}", which has ${window.totalLines} lines.`,
+      facts,
+    );
+  }
+  const next = nextCall(args, window, requestedEnd);
+  const metadata = {
+    ...facts,
+    startLine: window.firstLine,
+    endLine: window.lastLine,
+    truncated: next !== undefined,
+    ...(next ? { next } : {}),
+  };
+  const text = window.lines.join("\n");
+  return okResult(next ? `${text}\n${closingLine(window, next)}` : text, metadata);
+}
+
+/** The arguments of the call that continues a cut result, or undefined when nothing asked for was left out. */
+function nextCall(args: ViewFileArgs, window: LineWindow, requestedEnd: number) {
+  const base = { AbsolutePath: args.AbsolutePath };
+  if (window.cut) {
+    const end = args.EndLine !== undefined ? { EndLine: args.EndLine } : {};
+    const offset =
+      window.cut.nextContentOffset !== undefined ? { ContentOffset: window.cut.nextContentOffset } : {};
+    return { ...base, StartLine: window.cut.nextStartLine, ...end, ...offset };
+  }
+  // an explicit EndLine that was fully shown is complete; the default window is cut when the file goes on
+  if (args.EndLine === undefined && window.moreAfter) return { ...base, StartLine: requestedEnd + 1 };
+  return undefined;
+}
+
+function closingLine(window: LineWindow, next: Record<string, unknown>): string {
+  const total = window.totalLines !== undefined ? ` of ${window.totalLines}` : "";
+  const partial =
+    window.cut?.nextContentOffset !== undefined
+      ? `line ${window.cut.nextStartLine} is shown only up to character ${window.cut.nextContentOffset}`
+      : `lines ${window.firstLine}-${window.lastLine}${total} shown`;
+  const why = window.cut ? "output limit reached" : "line limit of one call without EndLine reached";
+  return `[truncated (${why}): ${partial}; the rest was left out. Next call: ${JSON.stringify(next)}]`;
+}

@@ -1,0 +1,85 @@
+import { readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO_ROOT, runGantry, runGantryTool } from "../support/cli.js";
+import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
+
+// Runs the real built command (dist/cli/main.js): build first with `npx tsc -p tsconfig.build.json`.
+let ws: TempWorkspace;
+beforeAll(async () => {
+  ws = await createTempWorkspace({
+    "README.md": "# Demo\nhello from the readme\n",
+    "src/a.ts": "export {};\n",
+  });
+  await writeFile(path.join(ws.parent, "x"), "OUTSIDE SECRET");
+});
+afterAll(async () => ws?.cleanup());
+
+describe("gantry tool", () => {
+  it("runs view_file through the pipeline and prints the result JSON", async () => {
+    const { run, result } = await runGantryTool(
+      "view_file",
+      { AbsolutePath: "README.md" },
+      {
+        workspace: ws.root,
+        env: { HOME: ws.home },
+      },
+    );
+    expect(run.code).toBe(0);
+    expect(result.error).toBe(false);
+    expect(result.text).toBe("    1\t# Demo\n    2\thello from the readme");
+    expect(result.metadata).toMatchObject({ path: "README.md", totalLines: 2, truncated: false });
+  });
+
+  it("uses the current folder as the workspace when --workspace is not given", async () => {
+    const run = await runGantry(["tool", "ls", '{"DirectoryPath":"."}'], {
+      cwd: ws.root,
+      env: { HOME: ws.home },
+    });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).text).toContain("README.md");
+  });
+
+  it("prints error true with a reason and exits 0 for a path outside the workspace", async () => {
+    const run = await runGantry(["tool", "view_file", '{"AbsolutePath":"../x"}', "--workspace", ws.root], {
+      env: { HOME: ws.home },
+    });
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout);
+    expect(result).toMatchObject({ error: true, errorCode: "outside_workspace" });
+    expect(result.text).toContain("outside the workspace");
+    expect(run.stdout).not.toContain("OUTSIDE SECRET");
+  });
+
+  it("exits 2 with the usage for bad JSON, a missing tool name or an unknown option", async () => {
+    for (const args of [
+      ["tool", "view_file", "{not json"],
+      ["tool"],
+      ["tool", "view_file", "{}", "--no-such-option"],
+    ]) {
+      const run = await runGantry([...args, "--workspace", ws.root], { env: { HOME: ws.home } });
+      expect(run.code, `${args.join(" ")}: ${run.stderr}`).toBe(2);
+      expect(run.stderr).toContain("Usage:");
+      expect(run.stdout).toBe("");
+    }
+  });
+});
+
+describe("gantry tools and --version", () => {
+  it("lists the read tools with aliases, safety level and enabled state", async () => {
+    const run = await runGantry(["tools", "--workspace", ws.root], { env: { HOME: ws.home } });
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split("\n");
+    expect(lines[0]).toMatch(/^NAME\s+ALIASES\s+SAFETY\s+GROUP\s+ENABLED$/);
+    expect(lines.find((l) => l.startsWith("view_file "))).toMatch(/read_file, read\s+read_only\s+Read\s+yes/);
+    expect(lines.find((l) => l.startsWith("list_dir "))).toMatch(/list_files, ls\s+read_only\s+Read\s+yes/);
+  });
+
+  it("prints the package version", async () => {
+    const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
+    const run = await runGantry(["--version"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`${pkg.version}\n`);
+  });
+});

@@ -1,0 +1,94 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createGantrySession, type GantrySession } from "../../src/gantry.js";
+import { defineTool, okResult, type SafetyLevel } from "../../src/tools/contract.js";
+import { createToolRegistry } from "../../src/tools/registry.js";
+import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
+
+function dummy(name: string, safety: SafetyLevel, aliases: string[] = []) {
+  return defineTool({
+    spec: {
+      name,
+      description: `${name} tool`,
+      parameters: z.object({ Path: z.string().describe("a path") }),
+      safety,
+      group: safety === "read_only" ? "Read" : "Edit",
+      aliases,
+    },
+    execute: async () => okResult(name),
+  });
+}
+
+let ws: TempWorkspace | undefined;
+let session: GantrySession | undefined;
+afterEach(async () => {
+  await session?.dispose();
+  await ws?.cleanup();
+  session = undefined;
+  ws = undefined;
+});
+
+describe("tool registry", () => {
+  it("ToolRegistry lists enabled read-only tools", () => {
+    const registry = createToolRegistry([
+      dummy("look", "read_only"),
+      dummy("peek", "read_only"),
+      dummy("write_it", "write"),
+      dummy("run_it", "execute"),
+    ]);
+    registry.setEnabled("peek", false);
+    expect(registry.listEnabled("read_only").map((t) => t.spec.name)).toEqual(["look"]);
+    expect(registry.listEnabled().map((t) => t.spec.name)).toEqual(["look", "write_it", "run_it"]);
+  });
+
+  it("lists view_file and list_dir among a session's enabled read-only tools", async () => {
+    ws = await createTempWorkspace();
+    session = createGantrySession({ workspace: ws.root, home: ws.home });
+    const names = session.registry.listEnabled("read_only").map((t) => t.spec.name);
+    expect(names).toEqual(expect.arrayContaining(["view_file", "list_dir"]));
+    for (const tool of session.registry.listEnabled("read_only")) expect(tool.spec.safety).toBe("read_only");
+  });
+
+  it("resolves aliases to the canonical tool, also for enabling and disabling", () => {
+    const registry = createToolRegistry([dummy("view_file", "read_only", ["read_file", "read"])]);
+    expect(registry.lookup("read")?.spec.name).toBe("view_file");
+    expect(registry.lookup("read_file")?.spec.name).toBe("view_file");
+    registry.setEnabled("read", false);
+    expect(registry.isEnabled("view_file")).toBe(false);
+    expect(registry.lookup("nope")).toBeUndefined();
+    expect(() => registry.setEnabled("nope", true)).toThrow(/unknown tool "nope"/);
+  });
+
+  it("refuses a name or alias registered twice", () => {
+    const registry = createToolRegistry([dummy("a", "read_only", ["x"])]);
+    expect(() => registry.register(dummy("b", "read_only", ["x"]))).toThrow(/"x" is registered twice/);
+    expect(() => registry.register(dummy("x", "read_only"))).toThrow(/registered twice/);
+  });
+
+  it("names the closest tools to a misspelt name", () => {
+    const registry = createToolRegistry([dummy("view_file", "read_only"), dummy("list_dir", "read_only")]);
+    expect(registry.closestNames("veiw_file", 1)).toEqual(["view_file"]);
+  });
+
+  it("generates declarations from the zod schema, with a description on every field, for enabled tools only", async () => {
+    ws = await createTempWorkspace();
+    session = createGantrySession({ workspace: ws.root, home: ws.home });
+    session.registry.setEnabled("list_dir", false);
+    const declarations = session.registry.declarations();
+    expect(declarations.some((d) => d.name === "list_dir")).toBe(false);
+    const viewFile = declarations.find((d) => d.name === "view_file");
+    expect(viewFile?.parameters).toMatchObject({
+      type: "object",
+      required: ["AbsolutePath"],
+      properties: {
+        AbsolutePath: { type: "string" },
+        StartLine: { type: "integer", minimum: 1 },
+        EndLine: { type: "integer", minimum: 1 },
+        ContentOffset: { type: "integer", minimum: 0 },
+      },
+    });
+    const properties = viewFile?.parameters.properties as Record<string, { description?: string }>;
+    for (const [field, schema] of Object.entries(properties)) expect(schema.description, field).toBeTruthy();
+    expect(properties.ContentOffset?.description).toMatch(/Character offset/);
+  });
+});

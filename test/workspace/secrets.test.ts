@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { createSecretGuard } from "../../src/workspace/secrets.js";
+
+describe("secret guard", () => {
+  const guard = createSecretGuard();
+
+  it.each([
+    ".env",
+    ".ENV",
+    ".env.local",
+    ".Env.Production",
+    "app/config/.env",
+    "id_rsa",
+    "home/.ssh/id_ed25519",
+    "id_rsa.pub",
+    "server.pem",
+    "certs/SERVER.PEM",
+    "a.key",
+    "store.p12",
+    ".git",
+    ".git/config",
+    "vendor/lib/.git/HEAD",
+    ".netrc",
+    ".env.example/inner.pem",
+    ".env.local/readme.md",
+  ])("judges %s a secret", (relPath) => {
+    expect(guard.isSecret(relPath)).toBe(true);
+  });
+
+  it.each([
+    "",
+    ".",
+    ".env.example",
+    ".env.sample",
+    ".env.template",
+    "config/.env.example",
+    "README.md",
+    ".github/workflows/ci.yml",
+    ".gitignore",
+    "src/keyboard.ts",
+    "docs/key.md",
+    "environment.ts",
+    "pem/readme.md",
+  ])("judges %s not a secret", (relPath) => {
+    expect(guard.isSecret(relPath)).toBe(false);
+  });
+
+  it("adds configured patterns, by name or by workspace-relative path", () => {
+    const configured = createSecretGuard({ patterns: ["*.secret", "config/tokens/**"] });
+    expect(configured.isSecret("deploy/prod.secret")).toBe(true);
+    expect(configured.isSecret("config/tokens/github.txt")).toBe(true);
+    expect(configured.isSecret("other/config/tokens/github.txt")).toBe(false);
+    expect(configured.isSecret("config/settings.json")).toBe(false);
+  });
+
+  it("lets configured exceptions win over patterns, by name or by path", () => {
+    const configured = createSecretGuard({ allow: ["test/fixtures/*.pem", "public.key"] });
+    expect(configured.isSecret("test/fixtures/cert.pem")).toBe(false);
+    expect(configured.isSecret("docs/public.key")).toBe(false);
+    expect(configured.isSecret("server.pem")).toBe(true);
+    expect(configured.isSecret("test/fixtures/deeper/cert.pem")).toBe(true);
+  });
+});
