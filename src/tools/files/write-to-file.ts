@@ -1,0 +1,134 @@
+import { lstat } from "node:fs/promises";
+import { z } from "zod";
+import type { ResolvedPath } from "../../workspace/paths.js";
+import { defineTool, errorResult, okResult, type ToolResult } from "../contract.js";
+import type { ToolEnvironment } from "../environment.js";
+import {
+  commitFile,
+  createParentFolders,
+  type EditDeps,
+  editDepsOf,
+  editMetadata,
+  editSummaryText,
+  loadTextFile,
+  resolveWriteTarget,
+  underFileLock,
+} from "./edit-flow.js";
+import { conformText, encodeText, layoutOf } from "./edit-text.js";
+
+export const writeToFileParameters = z.object({
+  TargetFile: z
+    .string()
+    .describe("The file to write: a path inside the workspace, absolute or relative to it."),
+  Overwrite: z
+    .boolean()
+    .describe(
+      "Must be true to replace an existing file (which you must have viewed first); false only creates.",
+    ),
+  CodeContent: z.string().describe("The complete content of the file."),
+  Description: z.string().describe("A short description of the file or the change, shown to the user."),
+});
+
+type WriteArgs = z.infer<typeof writeToFileParameters>;
+
+/**
+ * write_to_file (seed 000): creates a file (and its missing folders) or replaces one whole. Replacing
+ * an existing file needs an earlier read in the session, as Claude Code requires: overwriting text the
+ * agent never saw is how work gets lost.
+ */
+export function createWriteToFileTool(env: ToolEnvironment) {
+  const deps = editDepsOf(env);
+  return defineTool({
+    spec: {
+      name: "write_to_file",
+      description:
+        "Create a new text file with the given content, creating missing folders, or (with Overwrite: " +
+        "true) replace an existing file whole after viewing it. Prefer replace_file_content for small " +
+        "changes to an existing file: it costs fewer tokens and keeps unrelated lines safe.",
+      parameters: writeToFileParameters,
+      safety: "write",
+      group: "Edit",
+      aliases: ["write_file", "write"],
+    },
+    async execute(args, ctx) {
+      const target = await resolveWriteTarget(deps, args.TargetFile);
+      if (!target.ok) return target.result;
+      const resolved = target.value;
+      return underFileLock(deps, resolved, async () => {
+        const existing = await lstat(resolved.abs).catch(() => undefined);
+        if (!existing) return createFile(deps, resolved, args, ctx.signal);
+        if (existing.isDirectory()) {
+          return errorResult("not_a_file", `"${resolved.rel}" is a folder, not a file.`, {
+            path: resolved.rel,
+          });
+        }
+        if (!args.Overwrite) {
+          return errorResult(
+            "conflict",
+            `"${resolved.rel}" already exists. To replace all of it, view it and call again with Overwrite: ` +
+              "true; to change part of it, use replace_file_content.",
+            { path: resolved.rel },
+          );
+        }
+        return overwriteFile(deps, { ...resolved, exists: true }, args, ctx.signal);
+      });
+    },
+  });
+}
+
+async function createFile(
+  deps: EditDeps,
+  resolved: ResolvedPath,
+  args: WriteArgs,
+  signal: AbortSignal,
+): Promise<ToolResult> {
+  const folders = await createParentFolders(deps, resolved);
+  if (!folders.ok) return folders.result;
+  const bytes = Buffer.from(args.CodeContent, "utf8");
+  const committed = await commitFile(deps, {
+    resolved,
+    bytes,
+    beforeText: "",
+    afterText: args.CodeContent,
+    signal,
+  });
+  if (!committed.ok) return committed.result;
+  const madeFolders = folders.value.length > 0 ? ` and folder(s) ${folders.value.join(", ")}` : "";
+  return okResult(
+    editSummaryText(`Created ${resolved.rel}${madeFolders}, ${bytes.length} bytes`, committed.value),
+    {
+      ...editMetadata(resolved, committed.value, bytes.length),
+      created: true,
+      createdFolders: folders.value,
+    },
+  );
+}
+
+async function overwriteFile(
+  deps: EditDeps,
+  resolved: ResolvedPath,
+  args: WriteArgs,
+  signal: AbortSignal,
+): Promise<ToolResult> {
+  const loaded = await loadTextFile(deps, resolved);
+  if (!loaded.ok) return loaded.result;
+  const file = loaded.value;
+  const modelText =
+    file.decoded.lineEnding === "mixed" ? args.CodeContent : args.CodeContent.replaceAll("\r\n", "\n");
+  const afterText = conformText(modelText, file.decoded);
+  const bytes = encodeText(afterText, file.decoded);
+  const committed = await commitFile(deps, {
+    resolved,
+    previous: file,
+    bytes,
+    beforeText: file.decoded.text,
+    afterText,
+    signal,
+  });
+  if (!committed.ok) return committed.result;
+  return okResult(editSummaryText(`Overwrote ${resolved.rel}, ${bytes.length} bytes`, committed.value), {
+    ...editMetadata(resolved, committed.value, bytes.length),
+    created: false,
+    ...layoutOf(file.decoded),
+  });
+}
