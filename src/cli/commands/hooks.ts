@@ -1,0 +1,54 @@
+import { homedir } from "node:os";
+import path from "node:path";
+import { findMissingScripts } from "../../hooks/check.js";
+import { formatProblem, hookSources, loadHookConfig } from "../../hooks/config.js";
+import type { HandlerConfig, HookGroup } from "../../hooks/rules.js";
+import { type GlobalOptions, UsageError } from "../options.js";
+
+/** `gantry hooks check`: every group, event, matcher and handler, and every problem; exit 1 when any. */
+export async function run(args: string[], options: GlobalOptions): Promise<number> {
+  const [sub, ...extra] = args;
+  if (sub !== "check")
+    throw new UsageError(`gantry hooks needs a subcommand: check (got ${sub ?? "nothing"})`);
+  if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
+  const root = path.resolve(options.workspace ?? process.cwd());
+  const home = homedir();
+  const config = loadHookConfig(root, home);
+  const problems = [...config.problems, ...findMissingScripts(config, root)];
+  const out: string[] = [];
+  out.push(`Hook sources (in the order they run):`);
+  for (const source of hookSources(root, home)) {
+    const found = config.files.includes(source.file);
+    out.push(`  ${found ? "found  " : "absent "} ${source.file} (${source.dialect})`);
+  }
+  for (const group of config.groups) out.push("", ...describeGroup(group));
+  out.push("");
+  if (problems.length === 0) {
+    out.push(`No problems found in ${config.groups.length} group(s).`);
+  } else {
+    out.push(`${problems.length} problem(s):`);
+    for (const problem of problems) out.push(`  ${problem.severity}: ${formatProblem(problem)}`);
+  }
+  process.stdout.write(`${out.join("\n")}\n`);
+  return problems.length === 0 ? 0 : 1;
+}
+
+function describeGroup(group: HookGroup): string[] {
+  const flags = [group.enabled ? "enabled" : "DISABLED", group.failClosed ? "failClosed" : "fail-open"];
+  const lines = [`Group "${group.name}" (${group.dialect}, ${flags.join(", ")}) from ${group.file}`];
+  if (group.rules.length === 0) lines.push("  (no rules)");
+  for (const rule of group.rules) {
+    const only = rule.only ? `, after ${rule.only} only` : "";
+    const invalid = rule.matcher.problem ? "  <- INVALID, matches nothing" : "";
+    lines.push(`  ${rule.event}  matcher ${JSON.stringify(rule.matcher.pattern)}${only}${invalid}`);
+    for (const handler of rule.handlers) lines.push(`    - ${describeHandler(handler)}`);
+  }
+  return lines;
+}
+
+function describeHandler(handler: HandlerConfig): string {
+  const timeout = `timeout ${handler.timeoutMs / 1000} s`;
+  if (handler.kind === "command") return `command: ${handler.command} (${timeout})`;
+  const headers = Object.keys(handler.headers);
+  return `http POST ${handler.url}${headers.length ? ` headers: ${headers.join(", ")}` : ""} (${timeout})`;
+}

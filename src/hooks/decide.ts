@@ -1,0 +1,102 @@
+import { type GateDecision, strictest } from "../tools/gates.js";
+import type { HandlerVerdict, HookDialect } from "./dialects/dialect.js";
+import type { HookSessionFacts, ToolHookEvent } from "./events.js";
+import type { PlannedHandler } from "./plan.js";
+import type { CommandHookExit } from "./run-command.js";
+
+/** A command's exit → a verdict, by the dialect's exit-code rules. */
+export function interpretExit(
+  dialect: HookDialect,
+  event: ToolHookEvent,
+  session: HookSessionFacts,
+  exit: CommandHookExit,
+): HandlerVerdict {
+  const stderr = exit.stderr.trim();
+  if (exit.exitCode === 2 && dialect.exitTwoBlocks) return dialect.blockedBy(exit.stderr, event);
+  if (exit.exitCode === 127 || exit.exitCode === 126) {
+    const what = exit.exitCode === 127 ? "command not found" : "command not executable";
+    return {
+      failure: `${what} (exit ${exit.exitCode}), so this hook is NOT guarding anything${stderr ? `: ${stderr}` : ""}`,
+      loud: true,
+    };
+  }
+  if (exit.exitCode !== 0) {
+    const how = exit.exitCode === null ? `killed by ${exit.exitSignal}` : `exited with ${exit.exitCode}`;
+    return { failure: `${how}${stderr ? `: ${stderr.split("\n", 1)[0]}` : ""}` };
+  }
+  if (exit.stdoutOverflow) return { failure: "stdout over the size limit; output ignored" };
+  return interpretBody(dialect, event, session, exit.stdout);
+}
+
+/** Stdout of a hook that exited 0, or the body of a 2xx HTTP response → a verdict. */
+export function interpretBody(
+  dialect: HookDialect,
+  event: ToolHookEvent,
+  session: HookSessionFacts,
+  text: string,
+): HandlerVerdict {
+  const trimmed = text.trim();
+  if (trimmed === "") return {};
+  if (!trimmed.startsWith("{")) {
+    return dialect.plainTextIsFailure ? { failure: `unrecognised output: ${preview(trimmed)}` } : {};
+  }
+  let output: unknown;
+  try {
+    output = JSON.parse(trimmed);
+  } catch {
+    return { failure: `unrecognised output (not JSON): ${preview(trimmed)}` };
+  }
+  return dialect.decode(output as Record<string, unknown>, event, session);
+}
+
+/**
+ * Folds handler verdicts in declaration order: the strictest decision wins, rewrites apply in order (a
+ * later one sees the earlier ones' arguments), and a failure allows unless the group is failClosed.
+ */
+export function createVerdictAggregate(args: Record<string, unknown>, phase: "before" | "after") {
+  const decisions: GateDecision[] = [];
+  const additionalContext: string[] = [];
+  const warnings: string[] = [];
+  let current = args;
+  return {
+    get args() {
+      return current;
+    },
+    get denied() {
+      return decisions.some((decision) => decision.verdict === "deny");
+    },
+    add(planned: PlannedHandler, verdict: HandlerVerdict) {
+      const source = `hook ${planned.label}`;
+      if (verdict.failure !== undefined) {
+        // After the call nothing can be undone, so failClosed has nothing to deny.
+        const closed = planned.group.failClosed && phase === "before";
+        const outcome =
+          phase === "after"
+            ? "the call already ran"
+            : closed
+              ? "failClosed: the call is denied"
+              : "fail-open: allowed";
+        warnings.push(`${source}: ${verdict.failure} (${outcome})`);
+        if (closed)
+          decisions.push({ verdict: "deny", source, reason: `the hook failed: ${verdict.failure}` });
+        return;
+      }
+      additionalContext.push(...(verdict.additionalContext ?? []));
+      if (phase === "after") return; // seed 002: decisions after the call are ignored
+      if (verdict.verdict) decisions.push({ verdict: verdict.verdict, source, reason: verdict.reason });
+      if (verdict.args) current = verdict.args;
+    },
+    warn(message: string) {
+      warnings.push(message);
+    },
+    result() {
+      const decision =
+        decisions.length > 0 ? strictest(decisions) : { verdict: "allow" as const, source: "hooks" };
+      return { decision, args: current, additionalContext, warnings };
+    },
+  };
+}
+
+function preview(text: string): string {
+  return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+}

@@ -1,0 +1,64 @@
+import { RE2JS } from "re2js";
+
+/** The names a tool call can be matched by: Gantry's own (canonical + aliases) and the dialect's, if any. */
+export interface MatchNames {
+  gantryNames: readonly string[];
+  dialectName?: string;
+}
+
+export type MatcherStyle = "native" | "claude" | "gemini";
+
+export interface CompiledMatcher {
+  pattern: string;
+  /** Why the pattern matches nothing (an invalid regex); undefined when it is fine. */
+  problem?: string;
+  test(names: MatchNames): boolean;
+}
+
+const MATCH_ALL = new Set(["", "*", ".*"]);
+// Claude Code: a value of only these characters is an exact name or a list of names, not a regex.
+const CLAUDE_PLAIN_NAMES = /^[A-Za-z0-9_,| -]+$/;
+
+/**
+ * RE2 (re2js, linear time: a pathological pattern cannot stall the process). Native matchers must match
+ * the whole name; Claude's and Gemini's regexes search the dialect's name unanchored, as those tools do,
+ * and still match Gantry's names whole.
+ */
+export function compileMatcher(pattern: string | undefined, style: MatcherStyle): CompiledMatcher {
+  const source = pattern ?? "";
+  if (MATCH_ALL.has(source)) return { pattern: source, test: () => true };
+  if (style === "claude" && CLAUDE_PLAIN_NAMES.test(source)) {
+    const names = new Set(
+      source
+        .split(/[,|]/)
+        .map((name) => name.trim())
+        .filter(Boolean),
+    );
+    return { pattern: source, test: (n) => allNames(n).some((name) => names.has(name)) };
+  }
+  let regex: RE2JS;
+  try {
+    regex = RE2JS.compile(source);
+  } catch (cause) {
+    const problem = `invalid RE2 pattern "${source}": ${(cause as Error).message}${globHint(source)}`;
+    // Gemini CLI falls back to comparing the text exactly; native and Claude patterns match nothing.
+    if (style === "gemini") return { pattern: source, problem, test: (n) => allNames(n).includes(source) };
+    return { pattern: source, problem, test: () => false };
+  }
+  if (style === "native")
+    return { pattern: source, test: (n) => n.gantryNames.some((x) => regex.matches(x)) };
+  return {
+    pattern: source,
+    test: (n) =>
+      (n.dialectName !== undefined && regex.test(n.dialectName)) ||
+      n.gantryNames.some((x) => regex.matches(x)),
+  };
+}
+
+function allNames(names: MatchNames): string[] {
+  return names.dialectName === undefined ? [...names.gantryNames] : [names.dialectName, ...names.gantryNames];
+}
+
+function globHint(source: string): string {
+  return source.startsWith("*") ? ` (a shell glob; in RE2 write ".${source}")` : "";
+}

@@ -1,0 +1,206 @@
+import { canonicalEventName, HOOK_EVENTS, type HookEventName } from "./events.js";
+import { type CompiledMatcher, compileMatcher, type MatcherStyle } from "./matcher.js";
+
+export type DialectId = MatcherStyle;
+
+export type HandlerConfig =
+  | { kind: "command"; name: string; timeoutMs: number; command: string }
+  | {
+      kind: "http";
+      name: string;
+      timeoutMs: number;
+      url: string;
+      headers: Record<string, string>;
+      /** Claude Code: only these variables may be expanded in header values; undefined = any. */
+      allowedEnvVars?: string[];
+    };
+
+export interface HookRule {
+  event: HookEventName;
+  matcher: CompiledMatcher;
+  /** Claude Code's PostToolUse / PostToolUseFailure split: run only after a success or a failure. */
+  only?: "success" | "failure";
+  handlers: HandlerConfig[];
+}
+
+export interface HookGroup {
+  name: string;
+  file: string;
+  dialect: DialectId;
+  enabled: boolean;
+  /** A failing handler denies the call instead of allowing it. */
+  failClosed: boolean;
+  rules: HookRule[];
+}
+
+export interface HookProblem {
+  file: string;
+  /** Where in the file, e.g. `security-gate.pre_tool_execution[0].matcher`. */
+  at: string;
+  message: string;
+  /** Errors stop a session from starting; warnings are reported by `gantry hooks check`. */
+  severity: "error" | "warning";
+}
+
+/** The hooks of one session: read once when it starts (a snapshot; edits take effect on reload). */
+export interface HookConfig {
+  groups: HookGroup[];
+  /** The files that were found and read. */
+  files: string[];
+  problems: HookProblem[];
+}
+
+/** Shared by every dialect's parser: where problems go and how timeouts and matchers are read. */
+export interface ParseContext {
+  file: string;
+  dialect: DialectId;
+  workspaceRoot: string;
+  problems: HookProblem[];
+  /** Milliseconds per unit of the file's `timeout` (1000 for seconds, 1 for Gemini's milliseconds). */
+  timeoutUnitMs: number;
+  defaultTimeoutMs: number;
+  /** Handler fields the dialect knows besides type/command/url/headers/timeout (kept quiet, not flagged). */
+  extraHandlerFields: readonly string[];
+}
+
+const RULE_FIELDS = new Set(["matcher", "hooks", "description"]);
+const COMMAND_FIELDS = ["type", "command", "timeout", "name", "description"];
+const HTTP_FIELDS = ["type", "url", "headers", "timeout", "name", "description"];
+
+/** Maps a configured event key to a firing event, or reports why it is ignored. */
+export function eventFor(ctx: ParseContext, key: string, at: string): HookEventName | undefined {
+  const event = canonicalEventName(key);
+  if (!event) {
+    ctx.problems.push(warning(ctx.file, at, `unknown field or event "${key}"`));
+    return undefined;
+  }
+  if (!HOOK_EVENTS[event].fires) {
+    ctx.problems.push(
+      warning(ctx.file, at, `event "${key}" does not fire in Gantry yet; its hooks are ignored`),
+    );
+    return undefined;
+  }
+  return event;
+}
+
+/** A list of `{ matcher, hooks: [handler...] }`, the shape all three dialects share. */
+export function parseRules(
+  ctx: ParseContext,
+  value: unknown,
+  at: string,
+  event: HookEventName,
+  extra: { only?: HookRule["only"]; ruleFields?: readonly string[] } = {},
+): HookRule[] {
+  if (!Array.isArray(value)) {
+    ctx.problems.push(error(ctx.file, at, "must be a list of { matcher, hooks } rules"));
+    return [];
+  }
+  const rules: HookRule[] = [];
+  value.forEach((item, index) => {
+    const ruleAt = `${at}[${index}]`;
+    if (!isRecord(item)) {
+      ctx.problems.push(error(ctx.file, ruleAt, "a rule must be an object { matcher, hooks }"));
+      return;
+    }
+    flagUnknown(ctx, item, ruleAt, [...RULE_FIELDS, ...(extra.ruleFields ?? [])]);
+    if (item.matcher !== undefined && typeof item.matcher !== "string") {
+      ctx.problems.push(error(ctx.file, `${ruleAt}.matcher`, "must be a string"));
+      return;
+    }
+    const matcher = compileMatcher(item.matcher as string | undefined, ctx.dialect);
+    if (matcher.problem) ctx.problems.push(warning(ctx.file, `${ruleAt}.matcher`, matcher.problem));
+    if (!Array.isArray(item.hooks)) {
+      ctx.problems.push(error(ctx.file, `${ruleAt}.hooks`, "must be a list of handlers"));
+      return;
+    }
+    const handlers = item.hooks.flatMap((handler, i) => parseHandler(ctx, handler, `${ruleAt}.hooks[${i}]`));
+    rules.push({ event, matcher, only: extra.only, handlers });
+  });
+  return rules;
+}
+
+function parseHandler(ctx: ParseContext, raw: unknown, at: string): HandlerConfig[] {
+  if (!isRecord(raw)) {
+    ctx.problems.push(error(ctx.file, at, "a handler must be an object"));
+    return [];
+  }
+  const name = typeof raw.name === "string" && raw.name ? raw.name : at;
+  const timeoutMs = readTimeout(ctx, raw.timeout, `${at}.timeout`);
+  if (raw.type === "command") {
+    flagUnknown(ctx, raw, at, [...COMMAND_FIELDS, ...ctx.extraHandlerFields]);
+    if (typeof raw.command !== "string" || raw.command.trim() === "") {
+      ctx.problems.push(error(ctx.file, `${at}.command`, "must be a non-empty string"));
+      return [];
+    }
+    return [{ kind: "command", name, timeoutMs, command: raw.command }];
+  }
+  if (raw.type === "http") {
+    flagUnknown(ctx, raw, at, [...HTTP_FIELDS, ...ctx.extraHandlerFields]);
+    if (typeof raw.url !== "string" || !/^https?:\/\//.test(raw.url)) {
+      ctx.problems.push(error(ctx.file, `${at}.url`, "must be an http:// or https:// URL"));
+      return [];
+    }
+    const headers = readHeaders(ctx, raw.headers, `${at}.headers`);
+    const allowed = Array.isArray(raw.allowedEnvVars) ? raw.allowedEnvVars.map(String) : undefined;
+    return [{ kind: "http", name, timeoutMs, url: raw.url, headers, allowedEnvVars: allowed }];
+  }
+  const type = JSON.stringify(raw.type);
+  // Other harnesses have prompt/agent handlers; skipping them must not stop the session.
+  const severity = ctx.dialect === "native" ? "error" : "warning";
+  ctx.problems.push({
+    file: ctx.file,
+    at: `${at}.type`,
+    severity,
+    message: `unsupported handler type ${type}; skipped`,
+  });
+  return [];
+}
+
+function readTimeout(ctx: ParseContext, value: unknown, at: string): number {
+  if (value === undefined) return ctx.defaultTimeoutMs;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    ctx.problems.push(warning(ctx.file, at, `must be a positive number; using the default`));
+    return ctx.defaultTimeoutMs;
+  }
+  return value * ctx.timeoutUnitMs;
+}
+
+function readHeaders(ctx: ParseContext, value: unknown, at: string): Record<string, string> {
+  if (value === undefined) return {};
+  if (!isRecord(value) || Object.values(value).some((v) => typeof v !== "string")) {
+    ctx.problems.push(error(ctx.file, at, "must be an object of string values"));
+    return {};
+  }
+  return value as Record<string, string>;
+}
+
+export function readBoolean(ctx: ParseContext, body: Record<string, unknown>, at: string, key: string) {
+  const value = body[key];
+  if (value === undefined || typeof value === "boolean") return value;
+  ctx.problems.push(error(ctx.file, at, "must be true or false"));
+  return undefined;
+}
+
+export function flagUnknown(
+  ctx: ParseContext,
+  body: Record<string, unknown>,
+  at: string,
+  known: Iterable<string>,
+) {
+  const knownSet = new Set(known);
+  for (const key of Object.keys(body)) {
+    if (!knownSet.has(key)) ctx.problems.push(warning(ctx.file, `${at}.${key}`, `unknown field "${key}"`));
+  }
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function error(file: string, at: string, message: string): HookProblem {
+  return { file, at, message, severity: "error" };
+}
+
+export function warning(file: string, at: string, message: string): HookProblem {
+  return { file, at, message, severity: "warning" };
+}

@@ -1,0 +1,144 @@
+import { randomUUID } from "node:crypto";
+import { homedir } from "node:os";
+import type { ToolResult } from "../tools/contract.js";
+import type { HookStep, PreHookOutcome, PreparedCall } from "../tools/gates.js";
+import { fatalProblems, formatProblem, type HookConfig, loadHookConfig } from "./config.js";
+import { createVerdictAggregate, interpretBody, interpretExit } from "./decide.js";
+import type { HandlerVerdict } from "./dialects/dialect.js";
+import type { HookSessionFacts, ToolCallFacts, ToolHookEvent } from "./events.js";
+import { hasHandlersFor, type PlannedHandler, planHandlers } from "./plan.js";
+import { runCommandHook } from "./run-command.js";
+import { expandHeaderValues, runHttpHook } from "./run-http.js";
+
+export interface HookStepOptions {
+  config: HookConfig;
+  workspaceRoot: string;
+  sessionId?: string;
+  environmentId?: string;
+  transcriptPath?: string;
+  /** Where failures are reported, one line each; default: stderr, prefixed `gantry: `. */
+  log?: (line: string) => void;
+  /** The environment hooks run with (header values expand from it too); default: process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Bytes kept of each hook's stdout, stderr or response body; default 1 MiB. */
+  maxOutputBytes?: number;
+  killGraceMs?: number;
+}
+
+const ONE_MIB = 1024 * 1024;
+
+/** The pipeline's hook step: plan the matching handlers, run them in order, aggregate their verdicts. */
+export function createHookStep(options: HookStepOptions): HookStep {
+  const { config } = options;
+  const session: HookSessionFacts = {
+    sessionId: options.sessionId ?? randomUUID(),
+    environmentId: options.environmentId ?? `env_${randomUUID().slice(0, 8)}`,
+    workspaceRoot: options.workspaceRoot,
+    transcriptPath: options.transcriptPath ?? "",
+  };
+  const log = options.log ?? ((line: string) => void process.stderr.write(`gantry: ${line}\n`));
+  const baseEnv = options.env ?? process.env;
+  const hookEnv: NodeJS.ProcessEnv = {
+    ...baseEnv,
+    GANTRY_PROJECT_DIR: session.workspaceRoot,
+    CLAUDE_PROJECT_DIR: session.workspaceRoot,
+    GEMINI_PROJECT_DIR: session.workspaceRoot,
+    GEMINI_CWD: session.workspaceRoot,
+    GEMINI_SESSION_ID: session.sessionId,
+  };
+  const maxOutputBytes = options.maxOutputBytes ?? ONE_MIB;
+
+  async function runHandler(planned: PlannedHandler, event: ToolHookEvent, signal: AbortSignal) {
+    const payload = JSON.stringify(planned.dialect.encode(event, session));
+    const { handler } = planned;
+    const notes: string[] = [];
+    let verdict: HandlerVerdict;
+    if (handler.kind === "command") {
+      const outcome = await runCommandHook({
+        command: handler.command,
+        input: payload,
+        cwd: session.workspaceRoot,
+        env: hookEnv,
+        timeoutMs: handler.timeoutMs,
+        maxOutputBytes,
+        signal,
+        killGraceMs: options.killGraceMs,
+      });
+      verdict = outcome.ok
+        ? interpretExit(planned.dialect, event, session, outcome.exit)
+        : { failure: outcome.failure };
+    } else {
+      const { headers, missing } = expandHeaderValues(handler.headers, baseEnv, handler.allowedEnvVars);
+      const why = handler.allowedEnvVars ? "unset or not in allowedEnvVars" : "unset";
+      for (const name of missing)
+        notes.push(`hook ${planned.label}: header references ${name}, which is ${why}`);
+      const outcome = await runHttpHook({
+        url: handler.url,
+        headers,
+        body: payload,
+        timeoutMs: handler.timeoutMs,
+        maxBodyBytes: maxOutputBytes,
+        signal,
+      });
+      verdict = outcome.ok
+        ? interpretBody(planned.dialect, event, session, outcome.body)
+        : { failure: outcome.failure };
+    }
+    return { verdict, notes };
+  }
+
+  async function runEvent(event: ToolHookEvent, signal: AbortSignal) {
+    const phase = event.kind === "pre_tool_execution" ? "before" : "after";
+    const aggregate = createVerdictAggregate(event.call.args, phase);
+    for (const planned of planHandlers(config, event)) {
+      const current = { ...event, call: { ...event.call, args: aggregate.args } };
+      const { verdict, notes } = await runHandler(planned, current, signal);
+      for (const note of notes) aggregate.warn(note);
+      aggregate.add(planned, verdict);
+      if (aggregate.denied) break; // the strictest decision is already known; the call will not run
+    }
+    const result = aggregate.result();
+    for (const line of result.warnings) log(line);
+    return result;
+  }
+
+  return {
+    async before(call, signal): Promise<PreHookOutcome> {
+      if (!hasHandlersFor(config, "pre_tool_execution")) {
+        return { decision: { verdict: "allow", source: "no hooks" }, args: call.args, additionalContext: [] };
+      }
+      return runEvent({ kind: "pre_tool_execution", call: callFacts(call) }, signal);
+    },
+    async after(call, result: ToolResult, signal) {
+      if (!hasHandlersFor(config, "post_tool_execution")) return { additionalContext: [] };
+      const outcome = await runEvent({ kind: "post_tool_execution", call: callFacts(call), result }, signal);
+      return { additionalContext: outcome.additionalContext, warnings: outcome.warnings };
+    },
+  };
+}
+
+/**
+ * Loads `.agents/hooks.json` (home, workspace) and the Claude/Gemini settings once, for one session;
+ * a structural mistake stops the session rather than silently dropping a guard.
+ */
+export function loadSessionHookConfig(workspaceRoot: string, home = homedir()): HookConfig {
+  const config = loadHookConfig(workspaceRoot, home);
+  const fatal = fatalProblems(config);
+  if (fatal.length > 0) {
+    throw new Error(
+      `invalid hooks configuration:\n  ${fatal.map(formatProblem).join("\n  ")}\n(run "gantry hooks check")`,
+    );
+  }
+  return config;
+}
+
+function callFacts(call: PreparedCall): ToolCallFacts {
+  return {
+    callId: call.callId,
+    agentId: call.agentId,
+    name: call.tool.spec.name,
+    requestedName: call.requestedName,
+    aliases: call.tool.spec.aliases ?? [],
+    args: call.args,
+  };
+}

@@ -1,0 +1,220 @@
+import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
+import { hookHarness, hooksJson } from "./support.js";
+
+let ws: TempWorkspace;
+afterEach(async () => ws?.cleanup());
+
+/** One group, one pre hook on every tool. */
+function preHook(command: string, extra: Record<string, unknown> = {}, timeout = 5) {
+  return hooksJson({
+    gate: {
+      ...extra,
+      pre_tool_execution: [{ matcher: "*", hooks: [{ type: "command", command, timeout }] }],
+    },
+  });
+}
+
+const call = { name: "run_command", args: { CommandLine: "echo hi" } };
+
+/** Gone means no such process, or a zombie waiting to be reaped. */
+function isGone(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true;
+  }
+}
+
+describe("command hooks: failures are fail-open and logged with the hook's name", () => {
+  it("kills a hook that hangs past its timeout, with its child processes, and allows the call", async () => {
+    ws = await createTempWorkspace({
+      ".agents/hooks.json": preHook("echo $$ > hook.pid; sleep 30 & echo $! > child.pid; wait", {}, 0.5),
+    });
+    const { pipeline, log, commands } = hookHarness(ws);
+    const started = Date.now();
+    const result = await pipeline.run(call);
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(result).toMatchObject({ error: false, text: "ran" });
+    expect(commands).toEqual(["echo hi"]);
+    expect(log).toEqual(["hook gate: timed out after 0.5 s (fail-open: allowed)"]);
+    expect(result.metadata.hookWarnings).toEqual(log);
+    const hookPid = Number(await readFile(`${ws.root}/hook.pid`, "utf8"));
+    const childPid = Number(await readFile(`${ws.root}/child.pid`, "utf8"));
+    await new Promise((resolve) => setTimeout(resolve, 400)); // past the SIGTERM→SIGKILL grace
+    expect(isGone(hookPid)).toBe(true);
+    expect(isGone(childPid)).toBe(true);
+  });
+
+  it("SIGKILLs a process group that ignores SIGTERM", async () => {
+    ws = await createTempWorkspace({
+      ".agents/hooks.json": preHook(
+        "trap '' TERM; echo $$ > hook.pid; sleep 30 & echo $! > child.pid; wait",
+        {},
+        0.3,
+      ),
+    });
+    const { pipeline, log } = hookHarness(ws);
+    await pipeline.run(call);
+    expect(log[0]).toContain("timed out after 0.3 s");
+    const childPid = Number(await readFile(`${ws.root}/child.pid`, "utf8"));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(isGone(Number(await readFile(`${ws.root}/hook.pid`, "utf8")))).toBe(true);
+    expect(isGone(childPid)).toBe(true);
+  });
+
+  it("allows the call when the hook exits 1, and logs the exit code and stderr", async () => {
+    ws = await createTempWorkspace({ ".agents/hooks.json": preHook("echo 'config missing' >&2; exit 1") });
+    const { pipeline, log } = hookHarness(ws);
+    expect(await pipeline.run(call)).toMatchObject({ error: false });
+    expect(log).toEqual(["hook gate: exited with 1: config missing (fail-open: allowed)"]);
+  });
+
+  it("treats exit 2 in a native hook as a failure (allow), unlike the Claude and Gemini dialects", async () => {
+    ws = await createTempWorkspace({ ".agents/hooks.json": preHook("echo 'no way' >&2; exit 2") });
+    const { pipeline, log } = hookHarness(ws);
+    expect(await pipeline.run(call)).toMatchObject({ error: false });
+    expect(log).toEqual(["hook gate: exited with 2: no way (fail-open: allowed)"]);
+  });
+
+  it("allows the call on garbage stdout and says what it got", async () => {
+    ws = await createTempWorkspace({ ".agents/hooks.json": preHook("echo 'DENY!!'") });
+    const { pipeline, log } = hookHarness(ws);
+    expect(await pipeline.run(call)).toMatchObject({ error: false });
+    expect(log).toEqual(['hook gate: unrecognised output: "DENY!!" (fail-open: allowed)']);
+  });
+
+  it("allows the call on a broken JSON object and on an unknown decision", async () => {
+    ws = await createTempWorkspace({
+      ".agents/hooks.json": hooksJson({
+        a: {
+          pre_tool_execution: [
+            { matcher: "", hooks: [{ type: "command", command: "echo '{\"decision\": '" }] },
+          ],
+        },
+        b: {
+          pre_tool_execution: [
+            { matcher: "", hooks: [{ type: "command", command: `echo '{"decision":"maybe"}'` }] },
+          ],
+        },
+      }),
+    });
+    const { pipeline, log } = hookHarness(ws);
+    expect(await pipeline.run(call)).toMatchObject({ error: false });
+    expect(log).toEqual([
+      'hook a: unrecognised output (not JSON): "{\\"decision\\":" (fail-open: allowed)',
+      'hook b: unrecognised decision "maybe" (fail-open: allowed)',
+    ]);
+  });
+
+  it("reads 10 MB of stdout with bounded memory, ignores it and allows the call", async () => {
+    ws = await createTempWorkspace({
+      ".agents/hooks.json": preHook("head -c 10485760 /dev/zero | tr '\\0' a"),
+    });
+    const { pipeline, log } = hookHarness(ws);
+    const before = process.memoryUsage().rss;
+    expect(await pipeline.run(call)).toMatchObject({ error: false });
+    expect(process.memoryUsage().rss - before).toBeLessThan(64 * 1024 * 1024);
+    expect(log).toEqual(["hook gate: stdout over the size limit; output ignored (fail-open: allowed)"]);
+  });
+
+  it("does not crash when a hook ignores a large stdin, and gives EOF to one that reads it all", async () => {
+    ws = await createTempWorkspace({
+      ".agents/hooks.json": hooksJson({
+        ignores: { pre_tool_execution: [{ matcher: "", hooks: [{ type: "command", command: "exit 0" }] }] },
+        reads: {
+          pre_tool_execution: [
+            {
+              matcher: "",
+              hooks: [
+                {
+                  type: "command",
+                  command: `n=$(wc -c); echo "{\\"decision\\":\\"deny\\",\\"reason\\":\\"read $n bytes\\"}"`,
+                },
+              ],
+            },
+          ],
+        },
+      }),
+    });
+    const { pipeline, log } = hookHarness(ws);
+    const big = "x".repeat(2 * 1024 * 1024);
+    const result = await pipeline.run({ name: "run_command", args: { CommandLine: big } });
+    expect(result.errorCode).toBe("denied");
+    expect(result.text).toMatch(/^Denied by hook reads: read \d{7} bytes$/);
+    expect(log).toEqual([]);
+  });
+
+  it("returns when the hook exits even though a background child still holds its stdout", async () => {
+    ws = await createTempWorkspace({
+      ".agents/hooks.json": preHook(`sleep 20 & echo '{"decision":"deny","reason":"done early"}'`),
+    });
+    const { pipeline } = hookHarness(ws);
+    const started = Date.now();
+    const result = await pipeline.run(call);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(result.text).toBe("Denied by hook gate: done early");
+  });
+
+  it("reports a mistyped script (exit 127) loudly on every call, and still fails open", async () => {
+    ws = await createTempWorkspace({ ".agents/hooks.json": preHook("./.agents/hooks-scripts/gaet.sh") });
+    const { pipeline, log } = hookHarness(ws);
+    await pipeline.run(call);
+    await pipeline.run(call);
+    expect(log).toHaveLength(2);
+    for (const line of log) {
+      expect(line).toMatch(
+        /^hook gate: command not found \(exit 127\), so this hook is NOT guarding anything: .*gaet\.sh/,
+      );
+    }
+  });
+
+  it("denies on failure when the group is failClosed, naming the failure", async () => {
+    ws = await createTempWorkspace({ ".agents/hooks.json": preHook("exit 1", { failClosed: true }) });
+    const { pipeline, log, commands } = hookHarness(ws);
+    const result = await pipeline.run(call);
+    expect(result.errorCode).toBe("denied");
+    expect(result.text).toBe("Denied by hook gate: the hook failed: exited with 1");
+    expect(result.metadata.hookWarnings).toEqual([
+      "hook gate: exited with 1 (failClosed: the call is denied)",
+    ]);
+    expect(log).toEqual(result.metadata.hookWarnings);
+    expect(commands).toEqual([]);
+  });
+
+  it("skips a disabled group", async () => {
+    ws = await createTempWorkspace({
+      ".agents/hooks.json": preHook(`echo '{"decision":"deny"}'`, { enabled: false }),
+    });
+    const { pipeline } = hookHarness(ws);
+    expect(await pipeline.run(call)).toMatchObject({ error: false });
+  });
+
+  it("kills a running hook when the call is aborted", async () => {
+    ws = await createTempWorkspace({ ".agents/hooks.json": preHook("echo $$ > hook.pid; sleep 30", {}, 30) });
+    const { pipeline, log } = hookHarness(ws);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const started = Date.now();
+    const result = await pipeline.run(call, { signal: controller.signal });
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(result.errorCode).toBe("aborted");
+    expect(log).toEqual(["hook gate: aborted (fail-open: allowed)"]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(isGone(Number(await readFile(`${ws.root}/hook.pid`, "utf8")))).toBe(true);
+  });
+
+  it("gives hooks the project folder in GANTRY_PROJECT_DIR, CLAUDE_PROJECT_DIR and GEMINI_PROJECT_DIR, and runs them there", async () => {
+    ws = await createTempWorkspace({
+      ".agents/hooks.json": preHook(
+        `echo "{\\"decision\\":\\"deny\\",\\"reason\\":\\"$GANTRY_PROJECT_DIR|$CLAUDE_PROJECT_DIR|$GEMINI_PROJECT_DIR|$(pwd)\\"}"`,
+      ),
+    });
+    const { pipeline } = hookHarness(ws);
+    const result = await pipeline.run(call);
+    expect(result.text).toBe(`Denied by hook gate: ${[ws.root, ws.root, ws.root, ws.root].join("|")}`);
+  });
+});
