@@ -1,0 +1,23 @@
+import type { AnyTool } from "../contract.js";
+import type { ToolEnvironment } from "../environment.js";
+import { createManageTaskTool } from "./manage-task.js";
+import { createRunCommandTool } from "./run-command.js";
+import { createExecRuntime } from "./runtime.js";
+import { createScheduleBook, createScheduleTool } from "./schedule.js";
+import { createTerminalPool } from "./terminals.js";
+
+/** run_command, manage_task and schedule for one session; everything they start ends with the session. */
+export function createExecTools(env: ToolEnvironment): AnyTool[] {
+  const runtime = createExecRuntime(env.workspace, env.settings);
+  const terminals = createTerminalPool(runtime);
+  const schedules = createScheduleBook(runtime, env.inbox);
+  env.lifecycle.onDispose(async () => {
+    schedules.dispose();
+    await runtime.dispose();
+  });
+  return [
+    createRunCommandTool(runtime, terminals),
+    createManageTaskTool(runtime, schedules, terminals),
+    createScheduleTool(schedules),
+  ];
+}

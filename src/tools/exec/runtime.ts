@@ -1,0 +1,143 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { Settings } from "../../config/settings.js";
+import type { Workspace } from "../../workspace/workspace.js";
+import { createOutputCapture, type OutputCapture } from "./output-buffer.js";
+import { spawnProcessTree } from "./process-tree.js";
+import { type RunningCommand, trackProcessTree } from "./running-command.js";
+import { type CommandSandbox, createCommandSandbox } from "./sandbox.js";
+import { type ResolvedExecSettings, resolveExecSettings } from "./settings.js";
+import { createTaskBook, type TaskBook } from "./tasks.js";
+
+/** Workspace-relative folder of full command logs; a generated .gitignore keeps it out of git and search. */
+export const COMMAND_LOG_FOLDER = ".agents/tmp/commands";
+/** Session log folders older than this are removed when a new session writes its first log. */
+const LOG_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+/** What the command tools of one session share: settings, the sandbox, tasks and where logs go. */
+export interface ExecRuntime {
+  readonly workspace: Workspace;
+  readonly settings: ResolvedExecSettings;
+  readonly sandboxed: boolean;
+  readonly tasks: TaskBook;
+  /** Environment every command starts with. */
+  readonly env: NodeJS.ProcessEnv;
+  newCapture(): OutputCapture;
+  /** Starts a one-off command (bash) in `cwd`, in the sandbox when it is on. */
+  start(command: string, cwd: string, capture?: OutputCapture): Promise<RunningCommand>;
+  /** Wraps a long-lived shell for a persistent terminal. */
+  startShell(cwd: string, capture: OutputCapture): Promise<RunningCommand & { pid: number }>;
+  /** Ends every command and terminal; later starts are refused. */
+  dispose(): Promise<void>;
+  readonly disposed: boolean;
+}
+
+export function createExecRuntime(workspace: Workspace, settings: Settings): ExecRuntime {
+  const resolved = resolveExecSettings(settings.exec);
+  const sandboxed = settings.sandbox?.enabled === true;
+  const sandbox: CommandSandbox | undefined = sandboxed
+    ? createCommandSandbox({
+        workspace,
+        settings: settings.sandbox ?? {},
+        allowAgentConfigEdits: settings.allowAgentConfigEdits === true,
+      })
+    : undefined;
+  const sessionId = `${new Date().toISOString().slice(0, 10)}-${randomBytes(4).toString("hex")}`;
+  const logFolder = path.join(workspace.root, COMMAND_LOG_FOLDER, sessionId);
+  const tasks = createTaskBook();
+  const live = new Set<RunningCommand>();
+  let captures = 0;
+  let folderReady = false;
+  let disposed = false;
+
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    GANTRY: "1",
+    TERM: "dumb",
+    NO_COLOR: "1",
+    PAGER: "cat",
+    GIT_PAGER: "cat",
+    GIT_TERMINAL_PROMPT: "0",
+  };
+  delete env.FORCE_COLOR;
+
+  function prepareLogFolder(): void {
+    if (folderReady) return;
+    folderReady = true;
+    const base = path.dirname(path.dirname(logFolder));
+    mkdirSync(logFolder, { recursive: true });
+    writeFileSync(path.join(base, ".gitignore"), "# command logs written by Gantry\n*\n");
+    pruneOldLogs(path.dirname(logFolder), path.basename(logFolder));
+  }
+
+  async function launch(script: string, cwd: string, capture: OutputCapture): Promise<RunningCommand> {
+    if (disposed) throw new Error("the session has ended");
+    let sandboxedCommand: string | undefined;
+    let release: (() => void) | undefined;
+    if (sandbox) {
+      // every HTTP client goes through the runtime's proxy, where the allowlist decides, loopback included
+      const wrapped = await sandbox.wrap(`exec 2>&1\nunset NO_PROXY no_proxy\n${script}`);
+      sandboxedCommand = wrapped.commandLine;
+      release = wrapped.release;
+    }
+    const tree = spawnProcessTree({ script, cwd, env, isolation: resolved.isolation, sandboxedCommand });
+    const running = trackProcessTree(tree, capture, () => {
+      live.delete(running);
+      release?.();
+    });
+    live.add(running);
+    return Object.assign(running, { pid: tree.pid });
+  }
+
+  const runtime: ExecRuntime = {
+    workspace,
+    settings: resolved,
+    sandboxed,
+    tasks,
+    env,
+    newCapture() {
+      captures++;
+      return createOutputCapture({
+        logPath: path.join(logFolder, `command-${captures}.log`),
+        spillChars: Math.max(workspace.limits.maxOutputChars, 32 * 1024),
+        prepare: prepareLogFolder,
+      });
+    },
+    start(command, cwd, capture = runtime.newCapture()) {
+      return launch(command, cwd, capture);
+    },
+    async startShell(cwd, capture) {
+      return (await launch("exec bash --noprofile --norc", cwd, capture)) as RunningCommand & { pid: number };
+    },
+    async dispose() {
+      if (disposed) return;
+      disposed = true;
+      await Promise.all([...live].map((running) => running.kill(resolved.killGraceMs)));
+      await sandbox?.dispose();
+    },
+    get disposed() {
+      return disposed;
+    },
+  };
+  return runtime;
+}
+
+function pruneOldLogs(folder: string, keep: string): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (entry === keep) continue;
+    const full = path.join(folder, entry);
+    try {
+      if (Date.now() - statSync(full).mtimeMs > LOG_RETENTION_MS)
+        rmSync(full, { recursive: true, force: true });
+    } catch {
+      // another session may be pruning the same folder
+    }
+  }
+}

@@ -1,0 +1,158 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { PROTECTED_AGENT_CONFIG } from "../../workspace/protected.js";
+import type { Workspace } from "../../workspace/workspace.js";
+import type { SandboxSettings } from "./sandbox-settings.js";
+
+// loaded on first use: the runtime is large, and most sessions never sandbox
+type SandboxRuntime = typeof import("@anthropic-ai/sandbox-runtime").SandboxManager;
+let loadedRuntime: SandboxRuntime | undefined;
+async function sandboxRuntime(): Promise<SandboxRuntime> {
+  loadedRuntime ??= (await import("@anthropic-ai/sandbox-runtime")).SandboxManager;
+  return loadedRuntime;
+}
+
+export interface CommandSandbox {
+  /** The command line that runs `command` inside the sandbox; `release` ends its network registration. */
+  wrap(command: string): Promise<{ commandLine: string; release: () => void }>;
+  dispose(): Promise<void>;
+}
+
+export interface SandboxOptions {
+  workspace: Workspace;
+  settings: SandboxSettings;
+  /** Whether the agent may change its own hooks and settings files (settings.allowAgentConfigEdits). */
+  allowAgentConfigEdits: boolean;
+}
+
+// The runtime is one per process (its proxies are shared); sessions share it and count references.
+let runtimeUsers = 0;
+let runtimeReady: Promise<void> | undefined;
+
+function acquireRuntime(): Promise<void> {
+  runtimeUsers++;
+  runtimeReady ??= sandboxRuntime()
+    .then((runtime) =>
+      runtime.initialize({
+        // per-session allow lists are registered per command, on top of this empty list
+        network: { allowedDomains: [], deniedDomains: [] },
+        filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
+      }),
+    )
+    .catch((cause) => {
+      runtimeReady = undefined;
+      throw cause;
+    });
+  return runtimeReady;
+}
+
+async function releaseRuntime(): Promise<void> {
+  runtimeUsers--;
+  if (runtimeUsers > 0 || runtimeReady === undefined) return;
+  runtimeReady = undefined;
+  await (await sandboxRuntime()).reset();
+}
+
+/** Whether bubblewrap, socat and the platform let the sandbox run; the reason when not. */
+export async function sandboxUnavailableReason(): Promise<string | undefined> {
+  const SandboxManager = await sandboxRuntime();
+  if (!SandboxManager.isSupportedPlatform()) return "the sandbox runtime does not support this platform";
+  const check = SandboxManager.checkDependencies();
+  return check.errors.length > 0 ? check.errors.join("; ") : undefined;
+}
+
+/**
+ * Commands under @anthropic-ai/sandbox-runtime (bubblewrap on Linux): the workspace writable, the rest
+ * read-only, the workspace's secret files unreadable, the agent's hooks and settings files read-only,
+ * network only through the runtime's proxy to the allowed domains.
+ */
+export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
+  const { workspace, settings } = options;
+  let acquired = false;
+  let disposed = false;
+
+  return {
+    async wrap(command) {
+      if (disposed) throw new Error("the session has ended");
+      if (!acquired) {
+        // fail closed: a sandbox that was asked for and cannot run refuses every command
+        const reason = await sandboxUnavailableReason();
+        if (reason) throw new Error(`the sandbox is on but cannot run here: ${reason}`);
+        acquired = true;
+        await acquireRuntime();
+      }
+      const SandboxManager = await sandboxRuntime();
+      const commandId = randomBytes(16).toString("base64url");
+      const commandLine = await SandboxManager.wrapWithSandbox(
+        command,
+        "bash",
+        {
+          filesystem: {
+            allowWrite: [workspace.root, ...(settings.allowWrite ?? [])],
+            denyWrite: options.allowAgentConfigEdits ? [] : protectedConfigPaths(workspace.root),
+            denyRead: [...secretPathsIn(workspace), ...(settings.denyRead ?? [])],
+          },
+          network: { allowedDomains: [], deniedDomains: settings.deniedDomains ?? [] },
+        },
+        undefined,
+        { commandId, commandText: command },
+      );
+      const allowed = settings.allowedDomains ?? [];
+      if (allowed.length > 0)
+        SandboxManager.registerCommandNetworkLists(commandId, { allowedDomains: allowed });
+      return { commandLine, release: () => SandboxManager.unregisterCommandNetworkLists(commandId) };
+    },
+    async dispose() {
+      if (disposed) return;
+      disposed = true;
+      if (acquired) await releaseRuntime();
+    },
+  };
+}
+
+/**
+ * The hooks and settings files that govern the agent (seed tamper warning): read-only when they exist;
+ * when one does not exist yet, its folder is read-only so it cannot be created.
+ */
+export function protectedConfigPaths(root: string): string[] {
+  const paths = new Set<string>();
+  for (const rel of PROTECTED_AGENT_CONFIG) {
+    const file = path.join(root, rel);
+    if (existsSync(file)) paths.add(file);
+    else if (existsSync(path.dirname(file))) paths.add(path.dirname(file));
+  }
+  return [...paths];
+}
+
+const SKIPPED_FOLDERS = new Set(["node_modules", ".git"]);
+const MAX_WALKED_ENTRIES = 50_000;
+
+/**
+ * The workspace's secret files and folders, judged by the same guard as the file tools. `.git` is
+ * left readable so git works inside the sandbox. Files created after the walk are not covered.
+ */
+export function secretPathsIn(workspace: Workspace): string[] {
+  const found: string[] = [];
+  let walked = 0;
+  const walk = (folder: string, rel: string) => {
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (++walked > MAX_WALKED_ENTRIES) return;
+      const entryRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      if (SKIPPED_FOLDERS.has(entry.name)) continue;
+      if (workspace.secrets.isSecret(entryRel)) {
+        found.push(path.join(folder, entry.name));
+        continue;
+      }
+      if (entry.isDirectory()) walk(path.join(folder, entry.name), entryRel);
+    }
+  };
+  walk(workspace.root, "");
+  return found;
+}

@@ -1,0 +1,105 @@
+import { existsSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { sandboxUnavailableReason } from "../../../src/tools/exec/sandbox.js";
+import { runGantryTool } from "../../support/cli.js";
+import { type ExecFixture, openExecFixture } from "./helpers.js";
+
+const unavailable = await sandboxUnavailableReason();
+let fixture: ExecFixture | undefined;
+const opened: ExecFixture[] = [];
+afterEach(async () => {
+  await fixture?.close();
+  fixture = undefined;
+  for (const each of opened.splice(0)) await each.close();
+});
+
+const servers: Server[] = [];
+let allowedPort = 0;
+let otherPort = 0;
+beforeAll(async () => {
+  const listen = async () => {
+    const server = createServer((_req, res) => res.end("served"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    servers.push(server);
+    return (server.address() as AddressInfo).port;
+  };
+  allowedPort = await listen();
+  otherPort = await listen();
+});
+afterAll(() => {
+  for (const server of servers) server.close();
+});
+
+const FILES = {
+  ".env": "API_KEY=sk-secret-123\n",
+  "notes.txt": "plain notes\n",
+  ".agents/settings.json": "{}\n",
+};
+
+async function runBoth(command: string, settings: Record<string, unknown> = {}) {
+  const results = [];
+  for (const enabled of [true, false]) {
+    const each = await openExecFixture(FILES, { sandbox: { enabled, ...settings } });
+    opened.push(each);
+    const result = await each.run("run_command", {
+      CommandLine: command,
+      Cwd: ".",
+      WaitMsBeforeAsync: 20_000,
+    });
+    results.push({ result, root: each.ws.root, parent: each.ws.parent });
+  }
+  return { sandboxed: results[0] as (typeof results)[0], open: results[1] as (typeof results)[0] };
+}
+
+describe.skipIf(unavailable !== undefined)("run_command in the sandbox", () => {
+  it("refuses a write outside the workspace, which succeeds without the sandbox", async () => {
+    const { sandboxed, open } = await runBoth('echo x > "$(dirname "$PWD")/outside.txt" && echo wrote');
+    expect(sandboxed.result.metadata.sandboxed).toBe(true);
+    expect(sandboxed.result.metadata.exitCode).not.toBe(0);
+    expect(sandboxed.result.text).toMatch(/Read-only file system|Permission denied/);
+    expect(existsSync(path.join(sandboxed.parent, "outside.txt"))).toBe(false);
+    expect(open.result.text).toContain("wrote");
+    expect(readFileSync(path.join(open.parent, "outside.txt"), "utf8")).toBe("x\n");
+  });
+
+  it("refuses to read .env, which is readable without the sandbox, while normal work succeeds", async () => {
+    const { sandboxed, open } = await runBoth("cat notes.txt; echo made > new.txt && cat new.txt; cat .env");
+    expect(sandboxed.result.text).toContain("plain notes\nmade");
+    expect(sandboxed.result.text).not.toContain("sk-secret-123");
+    expect(sandboxed.result.text).toMatch(/\.env: (Permission denied|No such file)/);
+    expect(open.result.text).toContain("sk-secret-123");
+  });
+
+  it("refuses a request to a host off the allowlist, reached without the sandbox, and allows a listed one", async () => {
+    const command = `curl -sS --max-time 5 http://127.0.0.1:${allowedPort}/; echo; curl -sS --max-time 5 http://127.0.0.1:${otherPort}/`;
+    const { sandboxed, open } = await runBoth(command, { allowedDomains: [`127.0.0.1:${allowedPort}`] });
+    expect(sandboxed.result.text).toContain("served\nConnection blocked by network allowlist");
+    expect(sandboxed.result.text.match(/served/g)?.length).toBe(1);
+    expect(open.result.text.match(/served/g)?.length).toBe(2);
+  });
+
+  it("keeps the agent's own settings file read-only, which is writable without the sandbox", async () => {
+    const { sandboxed, open } = await runBoth(
+      'echo \'{"sandbox":{"enabled":false}}\' > .agents/settings.json && echo changed',
+    );
+    expect(sandboxed.result.text).not.toContain("changed");
+    expect(readFileSync(path.join(sandboxed.root, ".agents/settings.json"), "utf8")).toBe("{}\n");
+    expect(open.result.text).toContain("changed");
+  });
+
+  it("is switched on by gantry tool --sandbox", async () => {
+    fixture = await openExecFixture(FILES);
+    const args = { CommandLine: "cat notes.txt; cat .env", Cwd: ".", WaitMsBeforeAsync: 20_000 };
+    const { result } = await runGantryTool("run_command", args, {
+      workspace: fixture.ws.root,
+      env: { HOME: fixture.ws.home },
+      extra: ["--sandbox", "--approval-mode", "yolo"],
+    });
+    expect(result.metadata.sandboxed).toBe(true);
+    expect(result.text).toContain("plain notes");
+    expect(result.text).not.toContain("sk-secret-123");
+  });
+});
