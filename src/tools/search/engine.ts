@@ -1,0 +1,81 @@
+import type { SecretGuard } from "../../workspace/secrets.js";
+import type { ToolErrorCode } from "../contract.js";
+import type { IgnoreChain } from "./ignore.js";
+
+/** One grep_search call, resolved and checked, as both engines take it. */
+export interface GrepRequest {
+  /** Real path of the workspace root (both engines run from there). */
+  root: string;
+  /** Workspace-relative search path ("" = the root). */
+  searchRel: string;
+  searchIsDir: boolean;
+  /** .gitignore rules of the folders above the search path, and the folders that hold them. */
+  chain: IgnoreChain | undefined;
+  gitignoreFolders: readonly string[];
+  secrets: SecretGuard;
+  /** User `secrets.allow` globs: while there are any, ripgrep prunes no secret pattern itself. */
+  secretAllowGlobs: readonly string[];
+  query: string;
+  isRegex: boolean;
+  caseInsensitive: boolean;
+  /** Include globs (name-only or path patterns, SPEC §3 rules). */
+  includes: readonly string[];
+  matchPerLine: boolean;
+  maxMatches: number;
+  maxFileBytes: number;
+  signal: AbortSignal;
+}
+
+export interface GrepLine {
+  line: number;
+  text: string;
+}
+
+export interface GrepFile {
+  /** Workspace-relative. */
+  path: string;
+  /** Matching lines shown (empty when only file names were asked for). */
+  lines: GrepLine[];
+}
+
+export interface GrepOutcome {
+  /** Shown results, sorted by path then line. */
+  files: GrepFile[];
+  /** Every matching line found (or matching file, without MatchPerLine), shown or not. */
+  matches: number;
+  matchedFiles: number;
+  skippedLargeFiles: number;
+  skippedBinaryFiles: number;
+  engine: "ripgrep" | "node";
+}
+
+export type GrepEngineResult =
+  | { ok: true; outcome: GrepOutcome }
+  | { ok: false; code: ToolErrorCode; message: string };
+
+/** Keeps results in path order and stops keeping lines once the cap is full (the counting goes on). */
+export function createResultCollector(maxMatches: number, matchPerLine: boolean) {
+  const files: GrepFile[] = [];
+  let shown = 0;
+  return {
+    files,
+    /** Room for this many more lines (or files). */
+    room: () => maxMatches - shown,
+    add(path: string, lines: GrepLine[]) {
+      if (shown >= maxMatches) return;
+      if (!matchPerLine) {
+        files.push({ path, lines: [] });
+        shown++;
+        return;
+      }
+      const kept = lines.slice(0, maxMatches - shown);
+      files.push({ path, lines: kept });
+      shown += kept.length;
+    },
+  };
+}
+
+/** Plain path order, the same in both engines (UTF-16 code units, as Array.prototype.sort compares). */
+export function comparePaths(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
