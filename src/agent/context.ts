@@ -1,0 +1,191 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { ModelClient } from "../models/client.js";
+import type { ToolDeclaration } from "../tools/registry.js";
+import type { Conversation, ConversationMessage } from "./conversation.js";
+import type { ModelErrorInfo } from "./events.js";
+
+/** Project instruction files read into the system prompt, in this order (SPEC §7). */
+export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", "GEMINI.md", "QWEN.md"] as const;
+const MAX_INSTRUCTION_CHARS = 64 * 1024;
+
+export interface ProjectInstruction {
+  file: string;
+  text: string;
+}
+
+/** Reads the instruction files at the workspace root; each is capped so a huge file cannot fill the context. */
+export function loadProjectInstructions(workspaceRoot: string): ProjectInstruction[] {
+  const found: ProjectInstruction[] = [];
+  for (const name of INSTRUCTION_FILES) {
+    let text: string;
+    try {
+      text = readFileSync(path.join(workspaceRoot, name), "utf8");
+    } catch {
+      continue;
+    }
+    if (text.length > MAX_INSTRUCTION_CHARS)
+      text = `${text.slice(0, MAX_INSTRUCTION_CHARS)}\n[${name} truncated at ${MAX_INSTRUCTION_CHARS} characters]`;
+    if (text.trim() !== "") found.push({ file: name, text });
+  }
+  return found;
+}
+
+export interface SystemPromptInput {
+  workspaceRoot: string;
+  declarations: readonly ToolDeclaration[];
+  instructions: readonly ProjectInstruction[];
+  /** Extra text a caller adds (a subagent's role, an approval mode note). */
+  extra?: string;
+  now?: Date;
+}
+
+export function buildSystemPrompt(input: SystemPromptInput): string {
+  const date = (input.now ?? new Date()).toISOString().slice(0, 10);
+  const tools = input.declarations.map((d) => `- ${d.name}: ${firstSentence(d.description)}`).join("\n");
+  const sections = [
+    `You are Gantry, a coding agent. You work in the workspace ${input.workspaceRoot} on ${process.platform}; today is ${date}.
+Use the tools to inspect and change files and to run commands; use absolute paths inside the workspace.
+Read a file before you edit it. When a tool call fails, read the error and adapt instead of repeating the same call.
+When the task is done, answer with a short summary of what you did.`,
+    tools
+      ? `# Tools\nThe full schemas come with each request.\n${tools}`
+      : "# Tools\nNo tools are available.",
+  ];
+  if (input.instructions.length > 0) {
+    sections.push(
+      `# Project instructions\nThe project's own instructions; follow them.\n\n${input.instructions
+        .map((i) => `## ${i.file}\n${i.text.trim()}`)
+        .join("\n\n")}`,
+    );
+  }
+  if (input.extra) sections.push(input.extra);
+  return sections.join("\n\n");
+}
+
+function firstSentence(text: string): string {
+  const line = text.split("\n")[0] ?? "";
+  const end = line.search(/\.(\s|$)/);
+  return end < 0 ? line : line.slice(0, end + 1);
+}
+
+// ---- compaction -------------------------------------------------------------------------------
+
+export interface CompactionOptions {
+  /** The model's context window in tokens. */
+  contextWindow: number;
+  /** Compact when the conversation reaches this share of the window (default 0.8). */
+  threshold?: number;
+  /** Assistant turns kept verbatim (default 2). */
+  keepRecentTurns?: number;
+}
+
+/** A rough count when the provider has not told us yet: about four characters a token. */
+export function estimateTokens(messages: readonly ConversationMessage[], system = ""): number {
+  let chars = system.length;
+  for (const message of messages) chars += JSON.stringify(message).length;
+  return Math.ceil(chars / 4);
+}
+
+/**
+ * Where the kept part starts: at the k-th last assistant message (with the user message that asked
+ * for it), so every tool call stays next to its result. 0 means nothing can be compacted.
+ */
+export function compactionSplit(messages: readonly ConversationMessage[], keepRecentTurns: number): number {
+  let seen = 0;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]?.role !== "assistant") continue;
+    seen++;
+    if (seen < Math.max(1, keepRecentTurns)) continue;
+    const previous = messages[i - 1];
+    return previous?.role === "user" ? i - 1 : i;
+  }
+  return 0;
+}
+
+const COMPACTION_SYSTEM = `You compact a coding agent's conversation so it fits the model's context window.
+Write a summary that lets the agent continue without the original messages:
+- the user's requests, quoted where exact wording matters;
+- what has been done: files read and changed (with paths), commands run, results, decisions;
+- every unfinished task and open question, as a checklist, so none is lost;
+- facts learned that later steps need (names, paths, errors).
+Answer with the summary only.`;
+
+export type CompactionOutcome =
+  | { ok: true; summary: string; replacedCount: number }
+  | { ok: false; error: ModelErrorInfo };
+
+/** Summarises the older turns with the model; the caller replaces them with the summary. */
+export async function summariseOlderTurns(
+  conversation: Conversation,
+  model: ModelClient,
+  options: { keepRecentTurns: number; signal: AbortSignal },
+): Promise<CompactionOutcome | undefined> {
+  const split = compactionSplit(conversation.messages, options.keepRecentTurns);
+  // nothing to gain when the older part is only an earlier summary
+  if (split <= 0 || (split === 1 && conversation.messages[0]?.role === "summary")) return undefined;
+  const older = conversation.messages.slice(0, split);
+  let summary = "";
+  // a plain transcript, not tool blocks: some providers refuse tool blocks in a request without tools
+  const request = {
+    system: COMPACTION_SYSTEM,
+    messages: [
+      {
+        role: "user" as const,
+        text: `${renderTranscript(older)}\n\nSummarise the conversation above as instructed; list every unfinished task.`,
+      },
+    ],
+    tools: [],
+    signal: options.signal,
+  };
+  for await (const part of model.streamTurn(request)) {
+    if (part.type === "text_delta") summary += part.text;
+    if (part.type === "error") return { ok: false, error: part.error };
+  }
+  const userRequest = latestUserRequest(older);
+  const kept = userRequest
+    ? `\n\nThe user's latest request before this point, verbatim:\n${userRequest}`
+    : "";
+  return { ok: true, summary: `${summary.trim()}${kept}`, replacedCount: split };
+}
+
+const MAX_TRANSCRIPT_TEXT = 8_000;
+const MAX_TRANSCRIPT_RESULT = 2_000;
+
+/** The older turns as text for the summariser; long texts and tool outputs are cut. */
+export function renderTranscript(messages: readonly ConversationMessage[]): string {
+  const cut = (text: string, max: number) =>
+    text.length > max ? `${text.slice(0, max)} [... ${text.length - max} characters cut]` : text;
+  const lines: string[] = [];
+  for (const message of messages) {
+    if (message.role === "user")
+      lines.push(
+        `${message.source ? `[${message.source}]` : "User"}: ${cut(message.text, MAX_TRANSCRIPT_TEXT)}`,
+      );
+    else if (message.role === "summary") lines.push(`Earlier summary: ${message.text}`);
+    else if (message.role === "assistant") {
+      if (message.text) lines.push(`Assistant: ${cut(message.text, MAX_TRANSCRIPT_TEXT)}`);
+      for (const call of message.toolCalls)
+        lines.push(`Assistant called ${call.name} ${cut(JSON.stringify(call.args), MAX_TRANSCRIPT_RESULT)}`);
+    } else {
+      for (const result of message.results)
+        lines.push(
+          `${result.name} ${result.error ? "failed" : "returned"}: ${cut(result.text, MAX_TRANSCRIPT_RESULT)}`,
+        );
+    }
+  }
+  return `<conversation>\n${lines.join("\n")}\n</conversation>`;
+}
+
+function latestUserRequest(messages: readonly ConversationMessage[]): string | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message?.role === "user" && message.source === undefined) return message.text;
+  }
+  return undefined;
+}
+
+/** Replaces the first `replacedCount` messages with one summary message (also used on session replay). */
+export function applyCompaction(conversation: Conversation, summary: string, replacedCount: number): void {
+  conversation.messages.splice(0, replacedCount, { role: "summary", text: summary });
+}

@@ -1,0 +1,96 @@
+import type { ImagePart, ToolErrorCode, ToolResult } from "../tools/contract.js";
+
+/**
+ * Gantry's own conversation, independent of any provider: src/models turns it into an AI SDK call.
+ * Every tool call of an assistant message is answered by exactly one result in the tool message after it.
+ */
+export interface ToolCallRecord {
+  callId: string;
+  name: string;
+  /** The arguments as the model sent them (an object, or the raw text when it was not JSON). */
+  args: unknown;
+}
+
+export interface ToolResultRecord {
+  callId: string;
+  name: string;
+  text: string;
+  error: boolean;
+  errorCode?: ToolErrorCode;
+  images?: ImagePart[];
+}
+
+export type ConversationMessage =
+  /** `source` names who wrote it when not the user: `schedule 3`, `agent a1`, ... */
+  | { role: "user"; text: string; source?: string }
+  | { role: "assistant"; text: string; toolCalls: ToolCallRecord[] }
+  | { role: "tool"; results: ToolResultRecord[] }
+  /** Older turns compacted into a summary by the model. */
+  | { role: "summary"; text: string };
+
+/** The messages of one agent, in order. Plain data: sessions save it, subagents fork it. */
+export interface Conversation {
+  messages: ConversationMessage[];
+}
+
+export function createConversation(messages: ConversationMessage[] = []): Conversation {
+  return { messages: [...messages] };
+}
+
+export function toResultRecord(call: ToolCallRecord, result: ToolResult): ToolResultRecord {
+  const record: ToolResultRecord = {
+    callId: call.callId,
+    name: call.name,
+    text: result.text,
+    error: result.error,
+  };
+  if (result.errorCode) record.errorCode = result.errorCode;
+  if (result.images && result.images.length > 0) record.images = result.images;
+  return record;
+}
+
+/**
+ * Answers every tool call that has no result (a crash or kill mid-tool) with an "aborted" result,
+ * so the conversation can be sent to a provider again. Returns the messages it added.
+ */
+export function answerUnansweredCalls(conversation: Conversation): ConversationMessage[] {
+  const added: ConversationMessage[] = [];
+  const messages = conversation.messages;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i];
+    if (message?.role !== "assistant" || message.toolCalls.length === 0) continue;
+    const next = messages[i + 1];
+    const answered = new Set(next?.role === "tool" ? next.results.map((r) => r.callId) : []);
+    const missing = message.toolCalls.filter((call) => !answered.has(call.callId));
+    if (missing.length === 0) continue;
+    const results = missing.map((call) => abortedRecord(call, "the session ended before it finished"));
+    if (next?.role === "tool") {
+      next.results.push(...results);
+      added.push(next);
+    } else {
+      const toolMessage: ConversationMessage = { role: "tool", results };
+      messages.splice(i + 1, 0, toolMessage);
+      added.push(toolMessage);
+    }
+  }
+  return added;
+}
+
+export function abortedRecord(call: ToolCallRecord, why: string): ToolResultRecord {
+  return {
+    callId: call.callId,
+    name: call.name,
+    text: `${call.name} was aborted: ${why}.`,
+    error: true,
+    errorCode: "aborted",
+  };
+}
+
+/** The text of the last assistant message: a headless run's answer. */
+export function lastAssistantText(conversation: Conversation): string {
+  for (let i = conversation.messages.length - 1; i >= 0; i--) {
+    const message = conversation.messages[i];
+    if (message?.role === "assistant" && message.text.trim() !== "") return message.text;
+  }
+  return "";
+}

@@ -1,0 +1,63 @@
+import type { ToolResult } from "../tools/contract.js";
+import type { ConversationMessage, ToolCallRecord } from "./conversation.js";
+
+/** Tokens of one model turn, as the provider reported them. */
+export interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export type ModelErrorKind =
+  | "auth"
+  | "bad_request"
+  | "rate_limit"
+  | "server"
+  | "network"
+  | "aborted"
+  | "unknown";
+
+export interface ModelErrorInfo {
+  kind: ModelErrorKind;
+  message: string;
+  status?: number;
+  /** What the provider asked for (Retry-After), in milliseconds. */
+  retryAfterMs?: number;
+}
+
+export type DoneReason = "completed" | "max_turns" | "aborted" | "error";
+
+/**
+ * The one event stream every front end consumes (terminal UI, headless output, session file,
+ * a parent agent). `agentId` is "main" for the top-level agent, else the subagent's id.
+ */
+export type AgentEvent = { agentId: string } & (
+  | { type: "turn_start"; turn: number }
+  | { type: "text_delta"; turn: number; text: string }
+  | { type: "tool_call"; turn: number; call: ToolCallRecord }
+  | { type: "tool_update"; turn: number; callId: string; partial: string }
+  | { type: "tool_result"; turn: number; call: ToolCallRecord; result: ToolResult }
+  /** A message appended to the conversation: sessions persist these and replay them on resume. */
+  | { type: "message"; message: ConversationMessage }
+  | { type: "usage"; turn: number; usage: TurnUsage; total: TurnUsage }
+  /** `retryInMs` is set when the loop will try the turn again after that delay. */
+  | { type: "error"; turn: number; error: ModelErrorInfo; retryInMs?: number; attempt?: number }
+  /** The first `replacedCount` messages were replaced by `summary`. */
+  | { type: "compaction"; summary: string; replacedCount: number; tokensBefore: number }
+  | { type: "turn_end"; turn: number; toolCalls: number }
+  | {
+      type: "done";
+      reason: DoneReason;
+      turns: number;
+      text: string;
+      usage: TurnUsage;
+      error?: ModelErrorInfo;
+    }
+);
+
+export type AgentEventType = AgentEvent["type"];
+
+export function addUsage(a: TurnUsage, b: TurnUsage): TurnUsage {
+  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
+}
+
+export const ZERO_USAGE: TurnUsage = { inputTokens: 0, outputTokens: 0 };

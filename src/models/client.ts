@@ -1,0 +1,178 @@
+import { APICallError, jsonSchema, type LanguageModel, streamText, type ToolSet, tool } from "ai";
+import type { ConversationMessage, ToolCallRecord } from "../agent/conversation.js";
+import type { ModelErrorInfo, TurnUsage } from "../agent/events.js";
+import type { ToolDeclaration } from "../tools/registry.js";
+import { toModelMessages } from "./messages.js";
+import type { ModelSpec } from "./provider.js";
+
+// Provider compatibility notes go to the event stream's consumers, not to stderr mid-output.
+(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+
+export interface ModelTurnRequest {
+  system: string;
+  messages: readonly ConversationMessage[];
+  /** Declared to the model; the SDK never runs them (the harness does, through the pipeline). */
+  tools: readonly ToolDeclaration[];
+  signal: AbortSignal;
+}
+
+export type ModelStreamPart =
+  | { type: "text_delta"; text: string }
+  | { type: "tool_call"; call: ToolCallRecord }
+  | { type: "finish"; usage: TurnUsage; finishReason: string }
+  | { type: "error"; error: ModelErrorInfo };
+
+/** One model turn at a time; the agent loop owns everything else. */
+export interface ModelClient {
+  /** `provider:model-id` */
+  readonly id: string;
+  readonly contextWindow: number;
+  streamTurn(request: ModelTurnRequest): AsyncIterable<ModelStreamPart>;
+}
+
+export function createModelClient(spec: ModelSpec, model: LanguageModel, contextWindow: number): ModelClient {
+  return {
+    id: `${spec.provider}:${spec.modelId}`,
+    contextWindow,
+    streamTurn: (request) => streamModelTurn(model, request),
+  };
+}
+
+async function* streamModelTurn(
+  model: LanguageModel,
+  request: ModelTurnRequest,
+): AsyncIterable<ModelStreamPart> {
+  let failure: unknown;
+  const result = streamText({
+    model,
+    instructions: request.system,
+    messages: toModelMessages(request.messages, { toolsDeclared: request.tools.length > 0 }),
+    tools: declareTools(request.tools),
+    abortSignal: request.signal,
+    // the harness retries (src/agent/retry.ts), so the SDK must not
+    maxRetries: 0,
+    onError: ({ error }) => {
+      failure = error;
+    },
+  });
+  let finished = false;
+  try {
+    for await (const part of result.fullStream) {
+      switch (part.type) {
+        case "text-delta":
+          if (part.text) yield { type: "text_delta", text: part.text };
+          break;
+        case "tool-call":
+          yield {
+            type: "tool_call",
+            call: { callId: part.toolCallId, name: part.toolName, args: part.input },
+          };
+          break;
+        case "finish-step":
+          finished = true;
+          yield { type: "finish", usage: toTurnUsage(part.usage), finishReason: part.finishReason };
+          break;
+        case "error":
+          failure = part.error;
+          break;
+        case "abort":
+          yield { type: "error", error: { kind: "aborted", message: "the model call was aborted" } };
+          return;
+      }
+    }
+  } catch (cause) {
+    failure = cause;
+  }
+  if (failure !== undefined || request.signal.aborted) {
+    yield { type: "error", error: classifyModelError(failure, request.signal) };
+  } else if (!finished) {
+    yield {
+      type: "error",
+      error: { kind: "network", message: "the model's stream ended without finishing" },
+    };
+  }
+}
+
+/** The same declarations every turn: converted once per list. */
+const declaredToolSets = new WeakMap<readonly ToolDeclaration[], ToolSet>();
+
+/** Declarations only: no `execute`, so the SDK stops after one step and hands the calls back. */
+function declareTools(declarations: readonly ToolDeclaration[]): ToolSet {
+  const cached = declaredToolSets.get(declarations);
+  if (cached) return cached;
+  const tools: ToolSet = {};
+  for (const declaration of declarations) {
+    tools[declaration.name] = tool({
+      description: declaration.description,
+      inputSchema: jsonSchema(declaration.parameters as Parameters<typeof jsonSchema>[0]),
+    });
+  }
+  declaredToolSets.set(declarations, tools);
+  return tools;
+}
+
+function toTurnUsage(usage: {
+  inputTokens: number | undefined;
+  outputTokens: number | undefined;
+}): TurnUsage {
+  return { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 };
+}
+
+/** Sorts a provider failure into what the loop does next: retry, or stop with a clear message. */
+export function classifyModelError(error: unknown, signal?: AbortSignal): ModelErrorInfo {
+  if (signal?.aborted || (error instanceof Error && error.name === "AbortError"))
+    return { kind: "aborted", message: "the model call was aborted" };
+  if (APICallError.isInstance(error)) {
+    const status = error.statusCode;
+    const detail = providerMessage(error.responseBody) ?? error.message;
+    const retryAfterMs = retryAfter(error.responseHeaders);
+    const info = (kind: ModelErrorInfo["kind"], message: string): ModelErrorInfo => ({
+      kind,
+      message,
+      ...(status !== undefined ? { status } : {}),
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    });
+    if (status === 401 || status === 403)
+      return info(
+        "auth",
+        `the provider refused the credentials (HTTP ${status}): ${detail}. Check the API key.`,
+      );
+    if (status !== undefined && status < 400) {
+      // the request was accepted, then the stream broke (a dropped connection mid-answer)
+      const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
+      return info("network", `the model's response stream broke${cause}`);
+    }
+    if (status === 429) return info("rate_limit", `rate limited (HTTP 429): ${detail}`);
+    if (status !== undefined && status >= 500)
+      return info("server", `provider error (HTTP ${status}): ${detail}`);
+    if (status === 408) return info("network", `request timeout (HTTP 408): ${detail}`);
+    if (status !== undefined)
+      return info("bad_request", `the provider rejected the request (HTTP ${status}): ${detail}`);
+    return info("network", `cannot reach the model at ${error.url}: ${detail}`);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error ? (error.cause as { code?: string } | undefined) : undefined;
+  if (/fetch failed|ECONNREFUSED|ECONNRESET|socket|network|terminated/i.test(message) || cause?.code)
+    return { kind: "network", message: `network error talking to the model: ${message}` };
+  return { kind: "unknown", message: `model call failed: ${message}` };
+}
+
+function providerMessage(body: string | undefined): string | undefined {
+  if (!body) return undefined;
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: string } | string; message?: string };
+    if (typeof parsed.error === "string") return parsed.error;
+    return parsed.error?.message ?? parsed.message ?? body.slice(0, 500);
+  } catch {
+    return body.slice(0, 500);
+  }
+}
+
+function retryAfter(headers: Record<string, string> | undefined): number | undefined {
+  const value = headers?.["retry-after"];
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}

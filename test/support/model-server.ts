@@ -1,0 +1,352 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * A scripted model server (STYLE rule 10): a real HTTP server on 127.0.0.1 that answers the
+ * providers' real streaming protocols from a script of turns, in strict order, and records every
+ * request. A request the script did not expect fails loudly: a 500 carrying the request body, and a
+ * recorded failure the test asserts on.
+ */
+
+export type Protocol = "openai" | "anthropic" | "gemini";
+
+export interface ScriptedToolCall {
+  name: string;
+  args: Record<string, unknown>;
+  id?: string;
+}
+
+export type ScriptedTurn =
+  | {
+      text?: string;
+      toolCalls?: ScriptedToolCall[];
+      usage?: { input: number; output: number };
+      /** Milliseconds to wait before the first byte. */
+      delayMs?: number;
+      /** Sends the text and tool calls, then stalls before the turn's end (aborts mid-stream). */
+      stall?: boolean;
+      /** Sends the text and tool calls, then drops the connection (a network failure mid-stream). */
+      drop?: boolean;
+      /** Checks the request; a thrown error becomes a recorded failure and a 500. */
+      expect?: (request: RecordedRequest) => void;
+    }
+  | { error: { status: number; message?: string; retryAfterSeconds?: number } }
+  /** Sends the headers and then nothing, until the client gives up. */
+  | { hang: true };
+
+export interface RecordedRequest {
+  protocol: Protocol | "unknown";
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: Record<string, unknown>;
+  /** Everything the model was sent, flattened to text, for "did the model see X" assertions. */
+  text: string;
+}
+
+export interface ModelServer {
+  /** e.g. http://127.0.0.1:PORT (append /v1 for OpenAI and Anthropic, /v1beta for Gemini). */
+  readonly origin: string;
+  baseUrl(protocol: Protocol): string;
+  readonly requests: RecordedRequest[];
+  readonly failures: string[];
+  /** Turns not yet served. */
+  readonly remaining: number;
+  /** Responses served and the server's own time spent on them (body parse to last byte written). */
+  readonly stats: { responses: number; serveMs: number };
+  /** Appends turns to the script. */
+  script(...turns: ScriptedTurn[]): void;
+  /** Fails when a request was unexpected or a scripted turn was never asked for. */
+  assertDone(): void;
+  close(): Promise<void>;
+}
+
+/** Splits tool-call arguments into chunks this long, as real servers stream them. */
+const ARGUMENT_CHUNK = 7;
+
+export interface ModelServerOptions {
+  /** Keep every request (default true); benchmarks turn it off so the server's memory stays flat. */
+  record?: boolean;
+}
+
+export async function startModelServer(
+  turns: ScriptedTurn[] = [],
+  options: ModelServerOptions = {},
+): Promise<ModelServer> {
+  const queue = [...turns];
+  const stats = { responses: 0, serveMs: 0 };
+  let requestCount = 0;
+  const requests: RecordedRequest[] = [];
+  const failures: string[] = [];
+  const open = new Set<ServerResponse>();
+
+  const server: Server = createServer((req, res) => {
+    open.add(res);
+    res.on("close", () => open.delete(res));
+    void serve(req, res);
+  });
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    const started = performance.now();
+    const protocol = protocolOf(req.url ?? "");
+    let body: Record<string, unknown> = {};
+    try {
+      body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+    } catch {
+      body = { unparsed: raw };
+    }
+    const recorded: RecordedRequest = {
+      protocol,
+      method: req.method ?? "",
+      path: req.url ?? "",
+      headers: req.headers,
+      body,
+      text: raw,
+    };
+    requestCount++;
+    if (options.record !== false) requests.push(recorded);
+    const turn = queue.shift();
+    const problem =
+      protocol === "unknown"
+        ? `unexpected path ${req.method} ${req.url}`
+        : turn === undefined
+          ? `unexpected request #${requestCount} (the script has no turn left)`
+          : checkExpectation(turn, recorded);
+    if (problem !== undefined || turn === undefined || protocol === "unknown") {
+      const failure = `${problem}: ${raw.slice(0, 4000)}`;
+      failures.push(failure);
+      res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: `scripted model server: ${failure}` } }));
+      return;
+    }
+    await respond(protocol, turn, res, body);
+    stats.responses++;
+    stats.serveMs += performance.now() - started;
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+
+  return {
+    origin,
+    baseUrl: (protocol) => (protocol === "gemini" ? `${origin}/v1beta` : `${origin}/v1`),
+    requests,
+    failures,
+    stats,
+    get remaining() {
+      return queue.length;
+    },
+    script: (...more) => void queue.push(...more),
+    assertDone() {
+      if (failures.length > 0) throw new Error(`scripted model server failures:\n${failures.join("\n")}`);
+      if (queue.length > 0) throw new Error(`${queue.length} scripted turn(s) were never requested`);
+    },
+    close() {
+      for (const res of open) res.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function protocolOf(url: string): Protocol | "unknown" {
+  if (url.includes("/chat/completions")) return "openai";
+  if (url.includes("/messages")) return "anthropic";
+  if (url.includes(":streamGenerateContent") || url.includes(":generateContent")) return "gemini";
+  return "unknown";
+}
+
+function checkExpectation(turn: ScriptedTurn, request: RecordedRequest): string | undefined {
+  if (!("expect" in turn) || turn.expect === undefined) return undefined;
+  try {
+    turn.expect(request);
+    return undefined;
+  } catch (cause) {
+    return `request failed its expectation: ${(cause as Error).message}`;
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let data = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk: string) => (data += chunk));
+    req.on("end", () => resolve(data));
+    req.on("error", reject);
+  });
+}
+
+async function respond(
+  protocol: Protocol,
+  turn: ScriptedTurn,
+  res: ServerResponse,
+  body: Record<string, unknown>,
+): Promise<void> {
+  if ("error" in turn) {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (turn.error.retryAfterSeconds !== undefined)
+      headers["retry-after"] = String(turn.error.retryAfterSeconds);
+    res.writeHead(turn.error.status, headers);
+    res.end(JSON.stringify(errorBody(protocol, turn.error.status, turn.error.message ?? "scripted error")));
+    return;
+  }
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  if ("hang" in turn) {
+    res.write(": waiting\n\n");
+    return;
+  }
+  if (turn.delayMs) await new Promise((resolve) => setTimeout(resolve, turn.delayMs));
+  const model = typeof body.model === "string" ? body.model : "scripted-model";
+  const frames =
+    protocol === "openai"
+      ? openAiFrames(turn, model)
+      : protocol === "anthropic"
+        ? anthropicFrames(turn, model)
+        : geminiFrames(turn);
+  // the frames after the content are the turn's ending: OpenAI finish + usage + [DONE],
+  // Anthropic message_delta + message_stop; Gemini's ending rides on its last content frame
+  const ending = protocol === "openai" ? 3 : protocol === "anthropic" ? 2 : 0;
+  const cut = turn.stall || turn.drop;
+  const sent = cut ? frames.slice(0, frames.length - ending) : frames;
+  for (const frame of sent) res.write(frame);
+  if (turn.drop) setTimeout(() => res.destroy(), 20);
+  else if (!turn.stall) res.end();
+}
+
+type TextTurn = Extract<ScriptedTurn, { text?: string }>;
+
+function errorBody(protocol: Protocol, status: number, message: string): unknown {
+  if (protocol === "anthropic") {
+    const type = status === 429 ? "rate_limit_error" : status === 401 ? "authentication_error" : "api_error";
+    return { type: "error", error: { type, message } };
+  }
+  if (protocol === "gemini") return { error: { code: status, message, status: "SCRIPTED" } };
+  return { error: { message, type: "scripted_error", code: null } };
+}
+
+function chunks(text: string, size: number): string[] {
+  const parts: string[] = [];
+  for (let i = 0; i < text.length; i += size) parts.push(text.slice(i, i + size));
+  return parts.length > 0 ? parts : [""];
+}
+
+const sse = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
+const namedSse = (data: { type: string; [key: string]: unknown }) => `event: ${data.type}\n${sse(data)}`;
+
+function openAiFrames(turn: TextTurn, model: string): string[] {
+  const base = { id: "chatcmpl-scripted", object: "chat.completion.chunk", created: 1, model };
+  const delta = (d: Record<string, unknown>, finish: string | null = null) =>
+    sse({ ...base, choices: [{ index: 0, delta: d, finish_reason: finish }] });
+  const frames = [delta({ role: "assistant", content: "" })];
+  for (const piece of turn.text ? chunks(turn.text, 5) : []) frames.push(delta({ content: piece }));
+  (turn.toolCalls ?? []).forEach((call, index) => {
+    const id = call.id ?? `call_${index}_${Math.random().toString(36).slice(2, 8)}`;
+    frames.push(
+      delta({ tool_calls: [{ index, id, type: "function", function: { name: call.name, arguments: "" } }] }),
+    );
+    for (const piece of chunks(JSON.stringify(call.args), ARGUMENT_CHUNK))
+      frames.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
+  });
+  frames.push(delta({}, turn.toolCalls?.length ? "tool_calls" : "stop"));
+  const usage = turn.usage ?? { input: 10, output: 5 };
+  frames.push(
+    sse({
+      ...base,
+      choices: [],
+      usage: {
+        prompt_tokens: usage.input,
+        completion_tokens: usage.output,
+        total_tokens: usage.input + usage.output,
+      },
+    }),
+  );
+  frames.push("data: [DONE]\n\n");
+  return frames;
+}
+
+function anthropicFrames(turn: TextTurn, model: string): string[] {
+  const usage = turn.usage ?? { input: 10, output: 5 };
+  const frames = [
+    namedSse({
+      type: "message_start",
+      message: {
+        id: "msg_scripted",
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: usage.input, output_tokens: 1 },
+      },
+    }),
+  ];
+  let index = 0;
+  if (turn.text) {
+    frames.push(namedSse({ type: "content_block_start", index, content_block: { type: "text", text: "" } }));
+    for (const piece of chunks(turn.text, 5))
+      frames.push(
+        namedSse({ type: "content_block_delta", index, delta: { type: "text_delta", text: piece } }),
+      );
+    frames.push(namedSse({ type: "content_block_stop", index }));
+    index++;
+  }
+  for (const call of turn.toolCalls ?? []) {
+    const id = call.id ?? `toolu_${index}_${Math.random().toString(36).slice(2, 8)}`;
+    frames.push(
+      namedSse({
+        type: "content_block_start",
+        index,
+        content_block: { type: "tool_use", id, name: call.name, input: {} },
+      }),
+    );
+    for (const piece of chunks(JSON.stringify(call.args), ARGUMENT_CHUNK))
+      frames.push(
+        namedSse({
+          type: "content_block_delta",
+          index,
+          delta: { type: "input_json_delta", partial_json: piece },
+        }),
+      );
+    frames.push(namedSse({ type: "content_block_stop", index }));
+    index++;
+  }
+  frames.push(
+    namedSse({
+      type: "message_delta",
+      delta: { stop_reason: turn.toolCalls?.length ? "tool_use" : "end_turn", stop_sequence: null },
+      usage: { output_tokens: usage.output },
+    }),
+  );
+  frames.push(namedSse({ type: "message_stop" }));
+  return frames;
+}
+
+function geminiFrames(turn: TextTurn): string[] {
+  const usage = turn.usage ?? { input: 10, output: 5 };
+  const frames: string[] = [];
+  const pieces = turn.text ? chunks(turn.text, 5) : [];
+  for (const piece of pieces)
+    frames.push(sse({ candidates: [{ content: { role: "model", parts: [{ text: piece }] }, index: 0 }] }));
+  const callParts = (turn.toolCalls ?? []).map((call) => ({
+    functionCall: { name: call.name, args: call.args },
+  }));
+  frames.push(
+    sse({
+      candidates: [
+        {
+          content: { role: "model", parts: callParts.length > 0 ? callParts : [{ text: "" }] },
+          ...(turn.stall || turn.drop ? {} : { finishReason: "STOP" }),
+          index: 0,
+        },
+      ],
+      usageMetadata: {
+        promptTokenCount: usage.input,
+        candidatesTokenCount: usage.output,
+        totalTokenCount: usage.input + usage.output,
+      },
+    }),
+  );
+  return frames;
+}
