@@ -1,0 +1,31 @@
+import type { Asker } from "./asker.js";
+import { createHeadlessAsker } from "./asker.js";
+import { APPROVAL_MODES, type ApprovalMode, parseApprovalMode } from "./modes.js";
+import { createTerminalAsker } from "./terminal-asker.js";
+
+export interface CliPermissionOptions {
+  approvalMode?: ApprovalMode;
+  defaultApprovalMode: ApprovalMode;
+  asker: Asker;
+  /** Releases the terminal when the command ends. */
+  close(): void;
+}
+
+/**
+ * What the `gantry` command hands createGantrySession: `--approval-mode` (it wins over settings),
+ * "default" when nothing names a mode, and a terminal asker when stdin is a TTY (else headless).
+ */
+export function cliPermissionOptions(flag: string | undefined): CliPermissionOptions {
+  let approvalMode: ApprovalMode | undefined;
+  if (flag !== undefined) {
+    approvalMode = parseApprovalMode(flag);
+    if (!approvalMode) {
+      throw new Error(`--approval-mode must be one of ${APPROVAL_MODES.join(", ")}; got "${flag}"`);
+    }
+  }
+  if (process.stdin.isTTY) {
+    const terminal = createTerminalAsker();
+    return { approvalMode, defaultApprovalMode: "default", asker: terminal, close: () => terminal.close() };
+  }
+  return { approvalMode, defaultApprovalMode: "default", asker: createHeadlessAsker(), close: () => {} };
+}

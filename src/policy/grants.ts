@@ -1,0 +1,116 @@
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { Check, Rule, RuleContext } from "./rules.js";
+import { compileRule, TOOL_GROUPS } from "./rules.js";
+
+/** A session grant: an allow rule the user gave during this session, with where it came from. */
+export interface Grant {
+  rule: Rule;
+  /** `answer: always for this session`, `ask_permission: <reason>`, `answer: always (saved to …)`. */
+  source: string;
+  grantedAt: string;
+}
+
+export interface GrantStore {
+  /** Compiles and records a grant; an error names the problem when the text is not a rule. */
+  add(text: string, source: string): { ok: true; grant: Grant } | { ok: false; error: string };
+  list(): readonly Grant[];
+  rules(): Rule[];
+}
+
+export function createGrantStore(context: RuleContext): GrantStore {
+  const grants: Grant[] = [];
+  return {
+    add(text, source) {
+      const existing = grants.find((grant) => grant.rule.text === text);
+      if (existing) return { ok: true, grant: existing };
+      const compiled = compileRule(
+        { kind: "allow", text, origin: `session grant, ${source}`, projectDir: context.workspaceRoot },
+        context,
+      );
+      if (!compiled.ok) return { ok: false, error: compiled.error };
+      const grant = { rule: compiled.rule, source, grantedAt: new Date().toISOString() };
+      grants.push(grant);
+      return { ok: true, grant };
+    },
+    list: () => grants,
+    rules: () => grants.map((grant) => grant.rule),
+  };
+}
+
+const EDIT_GROUP = new Set(TOOL_GROUPS.Edit);
+const READ_GROUP = new Set(TOOL_GROUPS.Read);
+
+/**
+ * The rule a "yes, always" answer records for one check: `Bash(<exact part>)`, `Edit(/<path>)`
+ * (relative to the workspace, else `//absolute`), `WebFetch(domain:<host>)`, or the bare tool name.
+ * Undefined when nothing safe can be recorded (a command that does not parse, a target unknown before running).
+ */
+export function grantRuleFor(check: Check, workspaceRoot: string): string | undefined {
+  if (check.unparseable) return undefined;
+  const value = check.value;
+  switch (value.type) {
+    case "command":
+      return `${check.tool === "run_command" ? "Bash" : check.tool}(${value.text})`;
+    case "path": {
+      if (!value.resolved) return undefined;
+      const group = EDIT_GROUP.has(check.tool) ? "Edit" : READ_GROUP.has(check.tool) ? "Read" : check.tool;
+      const rel = path.relative(workspaceRoot, value.resolved).split(path.sep).join("/");
+      const inside = rel !== "" && !rel.startsWith("../") && rel !== ".." && !path.isAbsolute(rel);
+      const pattern = escapeGitignore(inside ? `/${rel}` : `/${value.resolved}`);
+      return `${group}(${pattern}${value.directory ? "/**" : ""})`;
+    }
+    case "url":
+      return value.host ? `WebFetch(domain:${value.host})` : undefined;
+    case "none":
+      return check.tool;
+  }
+}
+
+function escapeGitignore(pattern: string): string {
+  return pattern.replace(/[*?[\]!#\\]/g, (char) => `\\${char}`);
+}
+
+/** `.agents/settings.local.json`: where "always" answers are saved; it is loaded as rules next time. */
+export function localSettingsFile(workspaceRoot: string): string {
+  return path.join(workspaceRoot, ".agents", "settings.local.json");
+}
+
+const pendingWrites = new Map<string, Promise<unknown>>();
+
+/**
+ * Adds allow rules to `.agents/settings.local.json`, keeping everything else in it; written atomically,
+ * one write per file at a time (two "always" answers in parallel must not lose one another).
+ */
+export function persistAllowRules(file: string, texts: readonly string[]): Promise<void> {
+  const previous = pendingWrites.get(file) ?? Promise.resolve();
+  const next = previous.then(
+    () => appendAllowRules(file, texts),
+    () => appendAllowRules(file, texts),
+  );
+  const settled = next.catch(() => undefined);
+  pendingWrites.set(file, settled);
+  void settled.then(() => {
+    if (pendingWrites.get(file) === settled) pendingWrites.delete(file);
+  });
+  return next;
+}
+
+async function appendAllowRules(file: string, texts: readonly string[]): Promise<void> {
+  let settings: Record<string, unknown> = {};
+  try {
+    settings = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code !== "ENOENT") {
+      throw new Error(`cannot save the grant: ${file} is unreadable (${(cause as Error).message})`);
+    }
+  }
+  const permissions = (settings.permissions ?? {}) as Record<string, unknown>;
+  const allow = Array.isArray(permissions.allow) ? [...(permissions.allow as unknown[])] : [];
+  for (const text of texts) if (!allow.includes(text)) allow.push(text);
+  settings.permissions = { ...permissions, allow };
+  await mkdir(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(settings, null, 2)}\n`);
+  await rename(temporary, file);
+}

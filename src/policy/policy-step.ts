@@ -1,0 +1,19 @@
+import type { GateDecision, PolicyStep, PreparedCall } from "../tools/gates.js";
+import { checksForCall } from "./checks.js";
+import { decideChecks } from "./evaluate.js";
+import type { SessionPermissions } from "./permissions.js";
+
+/**
+ * The pipeline's policy step: rules in, a decision out, the deciding rule or mode named in `source`
+ * (STYLE rule 8). Grants are the consent step's business: the policy only reads rules and the mode.
+ */
+export function createPolicyStep(permissions: SessionPermissions): PolicyStep {
+  return {
+    async decide(call: PreparedCall): Promise<GateDecision> {
+      const mode = permissions.mode;
+      if (!mode) return { verdict: "allow", source: "no approval mode (library session without rules)" };
+      const checks = await checksForCall(call, permissions.workspace.root);
+      return decideChecks(checks, permissions.rules(), mode);
+    },
+  };
+}

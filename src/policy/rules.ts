@@ -1,0 +1,201 @@
+import { realpathSync } from "node:fs";
+import path from "node:path";
+import ignore from "ignore";
+import { RE2JS } from "re2js";
+import type { SafetyLevel } from "../tools/contract.js";
+
+/**
+ * Permission rules in Claude Code's syntax (SPEC §5): `Tool` or `Tool(specifier)`.
+ * Policy is data (STYLE rule 8): a rule is parsed once into a plain object that names itself.
+ */
+export type RuleKind = "allow" | "deny" | "ask";
+
+/** A rule as written in a settings file, before it is compiled. */
+export interface RuleEntry {
+  kind: RuleKind;
+  text: string;
+  /** Where it came from, as shown to the user: a settings file, or `session grant (...)`. */
+  origin: string;
+  /** The folder a `/path` specifier is relative to: the project that holds the settings file. */
+  projectDir: string;
+}
+
+/** What one check of a call is judged on: a command part, a path, a URL's host, or the tool alone. */
+export type CheckValue =
+  | { type: "command"; text: string }
+  | { type: "path"; resolved?: string; named?: string; directory: boolean }
+  | { type: "url"; host?: string }
+  | { type: "none" };
+
+/** One thing a call does that rules judge; a compound command is one check per part. */
+export interface Check {
+  /** Canonical tool name (a redirection `> file` is judged as `write_to_file`). */
+  tool: string;
+  safety: SafetyLevel;
+  value: CheckValue;
+  /** For messages: the command part, the path, the host. */
+  label: string;
+  /** The command did not parse: no allow rule or grant may pass it. */
+  unparseable?: boolean;
+}
+
+export interface Rule extends RuleEntry {
+  /** Canonical tool names the rule covers. */
+  tools: ReadonlySet<string>;
+  specifier?: string;
+  /** `strict` (allow rules, grants): a path must resolve inside the pattern; `loose` (deny, ask): the name as written counts too. */
+  matches(check: Check, mode: "strict" | "loose"): boolean;
+}
+
+export interface RuleContext {
+  workspaceRoot: string;
+  home: string;
+  /** A native tool name or alias → canonical name; undefined when no such tool exists. */
+  resolveTool(name: string): string | undefined;
+}
+
+const EDIT_TOOLS = ["replace_file_content", "multi_replace_file_content", "write_to_file", "delete_file"];
+const READ_TOOLS = ["view_file", "list_dir", "find_by_name", "grep_search"];
+
+/**
+ * Claude Code's tool names → Gantry's native tools. Edit covers delete_file too (it changes files);
+ * Read covers the search tools, as Claude's Read rules cover Grep, Glob and LS.
+ */
+export const TOOL_GROUPS: Record<string, readonly string[]> = {
+  Bash: ["run_command"],
+  Command: ["run_command"],
+  Edit: EDIT_TOOLS,
+  Write: ["write_to_file"],
+  MultiEdit: ["multi_replace_file_content"],
+  Read: READ_TOOLS,
+  Glob: ["find_by_name"],
+  Grep: ["grep_search"],
+  LS: ["list_dir"],
+  WebSearch: ["search_web"],
+  WebFetch: ["read_url_content"],
+};
+
+const RULE_SYNTAX = /^([A-Za-z_][\w.-]*)(?:\(([\s\S]*)\))?$/;
+
+export type RuleParse = { ok: true; rule: Rule } | { ok: false; entry: RuleEntry; error: string };
+
+export function compileRule(entry: RuleEntry, context: RuleContext): RuleParse {
+  const found = RULE_SYNTAX.exec(entry.text.trim());
+  if (!found) {
+    return { ok: false, entry, error: `"${entry.text}" is not a rule: write Tool or Tool(specifier)` };
+  }
+  const toolName = found[1] as string;
+  const rawSpecifier = found[2]?.trim();
+  const specifier = rawSpecifier === "" || rawSpecifier === "*" ? undefined : rawSpecifier;
+  const grouped = Object.hasOwn(TOOL_GROUPS, toolName) ? TOOL_GROUPS[toolName] : undefined;
+  const canonical = grouped ?? [context.resolveTool(toolName) ?? toolName];
+  const tools = new Set(canonical);
+  const matchSpecifier = specifier === undefined ? () => true : specifierMatcher(specifier, entry, context);
+  const rule: Rule = {
+    ...entry,
+    tools,
+    specifier,
+    matches: (check, mode) => tools.has(check.tool) && matchSpecifier(check, mode),
+  };
+  return { ok: true, rule };
+}
+
+function specifierMatcher(
+  specifier: string,
+  entry: RuleEntry,
+  context: RuleContext,
+): (check: Check, mode: "strict" | "loose") => boolean {
+  let command: ((text: string) => boolean) | undefined;
+  let paths: ((abs: string, directory: boolean, mode: "strict" | "loose") => boolean) | undefined;
+  return (check, mode) => {
+    const value = check.value;
+    switch (value.type) {
+      case "command":
+        command ??= commandMatcher(specifier);
+        return command(value.text);
+      case "path": {
+        paths ??= pathMatcher(specifier, entry, context);
+        const candidates = mode === "strict" ? [value.resolved] : [value.resolved, value.named];
+        return candidates.some((abs) => abs !== undefined && paths?.(abs, value.directory, mode));
+      }
+      case "url":
+        return value.host !== undefined && domainMatches(specifier, value.host);
+      case "none":
+        return false;
+    }
+  };
+}
+
+/**
+ * `npm run test:*` (legacy prefix), `git * main` (`*` = any text), `ls *` (the trailing ` *` may
+ * match nothing), else the exact command. Wildcards run on RE2: linear time whatever the rule.
+ */
+export function commandMatcher(specifier: string): (text: string) => boolean {
+  const spec = specifier.replace(/\s+/g, " ");
+  if (spec.endsWith(":*") && !spec.slice(0, -2).includes("*")) {
+    const prefix = spec.slice(0, -2);
+    return (text) => text === prefix || (text.startsWith(prefix) && isWordBoundary(prefix, text));
+  }
+  if (spec.includes("*")) {
+    const pieces = spec.split("*").map((piece) => RE2JS.quote(piece));
+    let expression = pieces.join(".*");
+    const stars = pieces.length - 1;
+    if (stars === 1 && spec.endsWith(" *")) expression = `${RE2JS.quote(spec.slice(0, -2))}(?: .*)?`;
+    const pattern = RE2JS.compile(expression, RE2JS.DOTALL);
+    return (text) => pattern.matches(text);
+  }
+  return (text) => text === spec;
+}
+
+/** `git diff:*` matches `git diff --stat` and `git diff` but not `git diff-tree`. */
+function isWordBoundary(prefix: string, text: string): boolean {
+  const next = text.charAt(prefix.length);
+  return next === "" || !/[\w.-]/.test(next) || !/[\w.-]$/.test(prefix);
+}
+
+/**
+ * Gitignore-style path patterns, as Claude Code reads them: `//abs/path`, `~/in/home`, `/relative/to/the/project`
+ * (the folder holding the settings file), `./relative/to/the/workspace`, or a bare pattern (any depth, like .gitignore).
+ */
+function pathMatcher(
+  specifier: string,
+  entry: RuleEntry,
+  context: RuleContext,
+): (abs: string, directory: boolean, mode: "strict" | "loose") => boolean {
+  let base: string;
+  let pattern: string;
+  if (specifier.startsWith("//")) [base, pattern] = ["/", specifier.slice(1)];
+  else if (specifier.startsWith("~/")) [base, pattern] = [context.home, specifier.slice(1)];
+  else if (specifier.startsWith("/")) [base, pattern] = [entry.projectDir, specifier];
+  else if (specifier.startsWith("./")) [base, pattern] = [context.workspaceRoot, specifier.slice(1)];
+  else [base, pattern] = [context.workspaceRoot, specifier];
+  const realBase = realOrSelf(base);
+  // deny and ask rules also catch other spellings on case-insensitive disks; allow rules take the case as written
+  const matchers = {
+    loose: ignore({ ignorecase: true }).add(pattern),
+    strict: ignore({ ignorecase: false }).add(pattern),
+  };
+  return (abs, directory, mode) => {
+    const matcher = matchers[mode];
+    const rel = path.relative(realBase, abs).split(path.sep).join("/");
+    if (rel === "" || rel === ".." || rel.startsWith("../") || path.isAbsolute(rel)) return false;
+    // a folder a tool lists or searches counts as covered when the pattern covers what is inside it
+    return matcher.ignores(rel) || (directory && matcher.ignores(`${rel}/__contents__`));
+  };
+}
+
+/** `domain:example.com` covers example.com and its subdomains. */
+function domainMatches(specifier: string, host: string): boolean {
+  if (!specifier.startsWith("domain:")) return false;
+  const domain = specifier.slice("domain:".length).trim().toLowerCase().replace(/^\*\./, "");
+  const name = host.toLowerCase();
+  return name === domain || name.endsWith(`.${domain}`);
+}
+
+function realOrSelf(folder: string): string {
+  try {
+    return realpathSync(folder);
+  } catch {
+    return path.resolve(folder);
+  }
+}
