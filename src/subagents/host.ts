@@ -1,0 +1,152 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import path from "node:path";
+import type { Conversation } from "../agent/conversation.js";
+import type { AgentEvent } from "../agent/events.js";
+import type { AgentInbox } from "../agent/inbox.js";
+import type { Settings } from "../config/settings.js";
+import type { ModelClient } from "../models/client.js";
+import type { SessionLifecycle } from "../tools/environment.js";
+import type { ToolPipeline } from "../tools/pipeline.js";
+import type { Workspace } from "../workspace/workspace.js";
+import { createRunningAgents, type RunningAgents } from "./registry.js";
+import { listSavedAgents } from "./transcript.js";
+import { createSubagentCatalog, type SubagentCatalog } from "./types.js";
+import { removeAgentWorktree } from "./worktree.js";
+
+/** A Gantry session opened in another folder (an agent's worktree) with this session's settings. */
+export interface ChildSession {
+  workspace: Workspace;
+  pipeline: ToolPipeline;
+  dispose(): Promise<void>;
+}
+
+/**
+ * What only the code running the main agent knows: the model, the event stream and the main
+ * conversation. Set with `bind` once they exist (the headless runner, the terminal UI, a library user).
+ */
+export interface SubagentBinding {
+  model: ModelClient;
+  /** Makes a client for `provider:model-id` (an agent file's `model:`, invoke_subagent's Model). */
+  modelFor?: (spec: string) => ModelClient | string;
+  /** The parent's event stream: subagent events arrive on it tagged with their agentId. */
+  onEvent?: (event: AgentEvent) => void;
+  /** The main agent's conversation and system prompt, which forks continue. */
+  mainConversation?: Conversation;
+  mainSystem?: string;
+  /** Where subagent transcripts are saved (beside the parent session; see transcriptDirFor). */
+  transcriptDir?: string;
+  baseUrl?: string;
+}
+
+export interface SubagentHostDeps {
+  workspace: Workspace;
+  settings: Settings;
+  home?: string;
+  inbox: AgentInbox;
+  lifecycle: SessionLifecycle;
+  /** Opens the tools in a worktree; without it, worktree agents are unavailable. */
+  openSession?: (root: string) => ChildSession;
+}
+
+export interface SubagentLimits {
+  /** How deep agents may nest: 1 = subagents cannot start subagents. */
+  maxDepth: number;
+  /** Model turns per subagent run. */
+  maxTurns: number;
+}
+
+export const DEFAULT_SUBAGENT_LIMITS: SubagentLimits = { maxDepth: 2, maxTurns: 50 };
+
+/** The session's subagent machinery, shared by the agent tools. */
+export interface SubagentHost {
+  readonly deps: SubagentHostDeps;
+  readonly catalog: SubagentCatalog;
+  readonly agents: RunningAgents;
+  readonly limits: SubagentLimits;
+  /** Conversations and system prompts of running and finished agents (forks of subagents use them). */
+  readonly conversations: Map<string, { conversation: Conversation; system: string }>;
+  /** The main pipeline, set by createGantrySession once it exists. */
+  pipeline?: ToolPipeline;
+  binding?: SubagentBinding;
+  attach(pipeline: ToolPipeline): void;
+  bind(binding: SubagentBinding): void;
+  modelFor(spec: string | undefined): ModelClient | string;
+  transcriptDir(): string;
+  /** Kills every agent and removes every worktree; the session's dispose calls it. */
+  shutdown(why: string): Promise<void>;
+}
+
+export function createSubagentHost(deps: SubagentHostDeps): SubagentHost {
+  const catalog = createSubagentCatalog(deps.workspace.root, deps.home ?? homedir());
+  const agents = createRunningAgents();
+  const configured = deps.settings.subagents ?? {};
+  let scratchDir: string | undefined;
+
+  const host: SubagentHost = {
+    deps,
+    catalog,
+    agents,
+    limits: {
+      maxDepth: configured.maxDepth ?? DEFAULT_SUBAGENT_LIMITS.maxDepth,
+      maxTurns: configured.maxTurns ?? DEFAULT_SUBAGENT_LIMITS.maxTurns,
+    },
+    conversations: new Map(),
+    attach(pipeline) {
+      host.pipeline = pipeline;
+      // registered after every tool's cleanup, so it runs first: agents stop before their tools' processes go
+      deps.lifecycle.onDispose(() => host.shutdown("the session ended"));
+    },
+    bind(binding) {
+      host.binding = binding;
+      if (binding.transcriptDir) restoreSavedAgents(host, binding.transcriptDir);
+    },
+    modelFor(spec) {
+      const binding = host.binding;
+      if (!binding) return "subagents need a model: run them from `gantry -p` or the terminal UI";
+      if (spec === undefined || spec === binding.model.id) return binding.model;
+      // the front end that bound the model also knows how to make others (keeps the AI SDK off this path)
+      if (binding.modelFor) return binding.modelFor(spec);
+      return `this front end cannot switch subagents to another model ("${spec}"); remove \`model:\` from the agent type`;
+    },
+    transcriptDir() {
+      if (host.binding?.transcriptDir) return host.binding.transcriptDir;
+      scratchDir ??= mkdtempSync(path.join(tmpdir(), "gantry-agents-"));
+      return scratchDir;
+    },
+    async shutdown(why) {
+      agents.killAll(why);
+      const running = agents.list();
+      await Promise.allSettled(running.map((record) => record.settled));
+      // a run that ended before its cleanup could start still owns its worktree
+      await Promise.allSettled(
+        running.flatMap((record) => (record.worktree ? [removeAgentWorktree(record.worktree)] : [])),
+      );
+      if (scratchDir) rmSync(scratchDir, { recursive: true, force: true });
+    },
+  };
+  return host;
+}
+
+/** seed 003: after the parent session resumes, its earlier agents are addressable again (finished). */
+function restoreSavedAgents(host: SubagentHost, dir: string): void {
+  for (const { file, meta } of listSavedAgents(dir)) {
+    if (host.agents.get(meta.id)) continue;
+    host.agents.add({
+      id: meta.id,
+      type: meta.type,
+      description: meta.description,
+      parentId: meta.parentId,
+      depth: meta.depth,
+      background: meta.background,
+      state: "completed",
+      startedAt: 0,
+      controller: new AbortController(),
+      settled: Promise.resolve(),
+      transcriptFile: file,
+      ...(meta.isolation === "worktree"
+        ? { resumeBlockedReason: "it ran in an isolated worktree, which was removed when it finished" }
+        : {}),
+    });
+  }
+}

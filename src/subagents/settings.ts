@@ -1,0 +1,15 @@
+import { z } from "zod";
+
+/** The `subagents` section of `.agents/settings.json`. */
+export const SubagentSettingsSchema = z.object({
+  maxDepth: z
+    .number()
+    .int()
+    .min(1)
+    .max(5)
+    .optional()
+    .describe("how deep agents may nest (default 2: a subagent may start subagents, theirs may not)"),
+  maxTurns: z.number().int().positive().optional().describe("model turns per subagent run (default 50)"),
+});
+
+export type SubagentSettings = z.infer<typeof SubagentSettingsSchema>;

@@ -1,0 +1,293 @@
+import { buildSystemPrompt, loadProjectInstructions } from "../agent/context.js";
+import { type Conversation, type ConversationMessage, createConversation } from "../agent/conversation.js";
+import type { AgentRunResult } from "../agent/loop.js";
+import { runAgentLoop } from "../agent/loop.js";
+import type { ModelClient } from "../models/client.js";
+import type { ToolErrorCode } from "../tools/contract.js";
+import type { ToolPipeline } from "../tools/pipeline.js";
+import type { ToolDeclaration } from "../tools/registry.js";
+import { resolveToolAccess, SUBAGENT_TOOL_NAMES } from "./access.js";
+import { type ForkTurns, forkDirective, forkHistory, forkToolGate } from "./fork.js";
+import type { ChildSession, SubagentHost } from "./host.js";
+import type { AgentRecord, AgentState } from "./registry.js";
+import { openTranscript, type TranscriptMeta } from "./transcript.js";
+import { FORK_TYPE, type SubagentDefinition } from "./types.js";
+import { finishWorkspace, openAgentWorkspace, type WorktreeReport } from "./workspace.js";
+
+export interface SpawnRequest {
+  /** The agent making the call ("main" or a subagent id). */
+  callerId: string;
+  description: string;
+  prompt: string;
+  /** A subagent type, or `fork`. */
+  type: string;
+  background: boolean;
+  forkTurns?: ForkTurns;
+  /** Validated fork_tools / fork profile patterns. */
+  forkTools?: string[];
+  promptHint?: string;
+  isolation?: "worktree";
+  /** A validated, registered worktree (real path). */
+  workingDir?: string;
+  /** `provider:model-id` instead of the type's or the parent's model. */
+  model?: string;
+  /** invoke_subagent's Role: added to the subagent's system prompt. */
+  role?: string;
+}
+
+export interface RunOutcome {
+  id: string;
+  state: AgentState;
+  text: string;
+  turns: number;
+  error?: string;
+  worktree?: WorktreeReport;
+}
+
+export type SpawnResult =
+  | { ok: true; record: AgentRecord; finished: Promise<RunOutcome> }
+  | { ok: false; code: ToolErrorCode; message: string };
+
+interface AgentPlan {
+  record: AgentRecord;
+  meta: TranscriptMeta;
+  conversation: Conversation;
+  input: ConversationMessage[];
+  system: string;
+  tools?: ToolDeclaration[];
+  allowTool: (name: string) => boolean;
+  pipeline: ToolPipeline;
+  model: ModelClient;
+  workspaceRoot: string;
+  child?: ChildSession;
+}
+
+const fail = (code: ToolErrorCode, message: string): SpawnResult => ({ ok: false, code, message });
+
+/**
+ * Starts an agent (or revives one, given its saved conversation): plans its workspace, tools, prompt
+ * and history, registers it, and runs it. Foreground callers await `finished`; background callers get
+ * a notification in the parent's inbox (background.ts).
+ */
+export async function startAgent(
+  host: SubagentHost,
+  request: SpawnRequest,
+  revive?: { id: string; conversation: Conversation; message: string },
+): Promise<SpawnResult> {
+  const pipeline = host.pipeline;
+  if (!pipeline) return fail("unavailable", "subagents are not attached to a tool pipeline in this session");
+  const parentDepth = request.callerId === "main" ? 0 : (host.agents.get(request.callerId)?.depth ?? 0);
+  const depth = parentDepth + 1;
+  if (depth > host.limits.maxDepth) {
+    return fail(
+      "denied",
+      `subagents may nest ${host.limits.maxDepth} deep; ${request.callerId} is at the limit`,
+    );
+  }
+  const definition = request.type === FORK_TYPE ? undefined : host.catalog.get(request.type);
+  if (request.type !== FORK_TYPE && !definition) {
+    const known = host.catalog.list().map((d) => d.name);
+    return fail(
+      "not_found",
+      `unknown subagent_type "${request.type}"; known types: ${[FORK_TYPE, ...known].join(", ")}`,
+    );
+  }
+  const model = host.modelFor(request.model ?? definition?.model);
+  if (typeof model === "string") return fail("unavailable", model);
+
+  const id = revive?.id ?? host.agents.nextId();
+  const opened = await openAgentWorkspace(host, id, request).catch((cause: Error) => cause);
+  if (opened instanceof Error) return fail("execution_failed", opened.message);
+
+  const record = registerRecord(host, id, request, depth, opened);
+  const plan = planAgent(host, record, request, definition, model, opened, revive);
+  if (typeof plan === "string") {
+    record.state = "failed";
+    record.error = plan;
+    await finishWorkspace(host, record, opened);
+    return fail("invalid_arguments", plan);
+  }
+  host.conversations.set(id, { conversation: plan.conversation, system: plan.system });
+  const finished = runPlannedAgent(host, plan, opened);
+  record.settled = finished.then(() => undefined);
+  return { ok: true, record, finished };
+}
+
+function registerRecord(
+  host: SubagentHost,
+  id: string,
+  request: SpawnRequest,
+  depth: number,
+  opened: Awaited<ReturnType<typeof openAgentWorkspace>>,
+): AgentRecord {
+  const previous = host.agents.get(id);
+  const record: AgentRecord = {
+    id,
+    type: request.type,
+    description: request.description,
+    parentId: request.callerId,
+    depth,
+    background: request.background,
+    state: "running",
+    startedAt: previous?.startedAt ?? Date.now(),
+    controller: new AbortController(),
+    settled: Promise.resolve(),
+    ...(opened.worktree ? { worktree: opened.worktree } : {}),
+    ...(request.workingDir ? { workingDir: request.workingDir } : {}),
+    ...(previous?.transcriptFile ? { transcriptFile: previous.transcriptFile } : {}),
+  };
+  host.agents.add(record);
+  return record;
+}
+
+function planAgent(
+  host: SubagentHost,
+  record: AgentRecord,
+  request: SpawnRequest,
+  definition: SubagentDefinition | undefined,
+  model: ModelClient,
+  opened: Awaited<ReturnType<typeof openAgentWorkspace>>,
+  revive: { conversation: Conversation; message: string } | undefined,
+): AgentPlan | string {
+  const pipeline = opened.child?.pipeline ?? (host.pipeline as ToolPipeline);
+  const registry = pipeline.registry;
+  // agents in another folder get no agent tools: their nested agents would escape this host's limits
+  const mayNest = record.depth < host.limits.maxDepth && opened.child === undefined;
+  const meta: TranscriptMeta = {
+    id: record.id,
+    type: request.type,
+    description: request.description,
+    parentId: request.callerId,
+    depth: record.depth,
+    background: request.background,
+    ...(request.forkTools ? { forkTools: request.forkTools } : {}),
+    ...(request.model ? { model: request.model } : {}),
+    ...(request.role ? { role: request.role } : {}),
+    ...(request.workingDir ? { workingDir: request.workingDir } : {}),
+    ...(request.isolation ? { isolation: request.isolation } : {}),
+  };
+  const base = { record, meta, pipeline, model, workspaceRoot: opened.root, child: opened.child };
+  const notInteractive = (name: string) => registry.lookup(name)?.spec.safety !== "interactive";
+  const nestingAllowed = (name: string) => mayNest || !SUBAGENT_TOOL_NAMES.has(name);
+
+  if (definition === undefined) {
+    const parent = host.conversations.get(request.callerId) ?? mainConversation(host);
+    if (!parent) return "fork: the parent's conversation is not available to fork";
+    const gate = request.forkTools ? forkToolGate(request.forkTools) : () => true;
+    const conversation =
+      revive?.conversation ??
+      createConversation(forkHistory(parent.conversation.messages, request.forkTurns ?? "all"));
+    return {
+      ...base,
+      conversation,
+      input: [{ role: "user", text: revive?.message ?? forkDirective(request.prompt, request.promptHint) }],
+      // the parent's declarations, unchanged, so the provider's prompt cache is shared (seed 003)
+      system: parent.system,
+      tools: registry.declarations(),
+      allowTool: (name) => notInteractive(name) && nestingAllowed(name) && gate(name),
+    };
+  }
+  const access = resolveToolAccess(definition.tools, registry, { allowSubagentTools: mayNest });
+  const tools = registry.declarations((tool) => access.allows(tool.spec.name));
+  const system = buildSystemPrompt({
+    workspaceRoot: opened.root,
+    declarations: tools,
+    instructions: loadProjectInstructions(opened.root),
+    extra: subagentSection(definition, request.role, access.unknown),
+  });
+  return {
+    ...base,
+    conversation: revive?.conversation ?? createConversation(),
+    input: [{ role: "user", text: revive?.message ?? request.prompt }],
+    system,
+    tools,
+    allowTool: access.allows,
+  };
+}
+
+function mainConversation(host: SubagentHost): { conversation: Conversation; system: string } | undefined {
+  const binding = host.binding;
+  if (!binding?.mainConversation) return undefined;
+  return { conversation: binding.mainConversation, system: binding.mainSystem ?? "" };
+}
+
+function subagentSection(
+  definition: SubagentDefinition,
+  role: string | undefined,
+  unknown: string[],
+): string {
+  const parts = [
+    `# Your role: subagent "${definition.name}"`,
+    "You were started by a parent agent for one task. You cannot ask the user anything: if missing input " +
+      "or a denied tool blocks you, stop and report the blocker. Your final message is your report to the parent.",
+    definition.systemPrompt,
+  ];
+  if (role) parts.push(`Role for this task: ${role}`);
+  if (unknown.length > 0)
+    parts.push(`(Tools named in your definition but not available here: ${unknown.join(", ")}.)`);
+  return parts.join("\n\n");
+}
+
+/** Runs the loop until it stops; a message that raced the end of the run starts one more round. */
+async function runPlannedAgent(
+  host: SubagentHost,
+  plan: AgentPlan,
+  opened: Awaited<ReturnType<typeof openAgentWorkspace>>,
+): Promise<RunOutcome> {
+  const { record } = plan;
+  const transcript = openTranscript(host.transcriptDir(), plan.meta, plan.workspaceRoot);
+  record.transcriptFile = transcript.file;
+  let input = plan.input;
+  let result: AgentRunResult;
+  try {
+    for (;;) {
+      result = await runAgentLoop(plan.conversation, plan.model, plan.pipeline, {
+        system: plan.system,
+        ...(plan.tools ? { tools: plan.tools } : {}),
+        input,
+        signal: record.controller.signal,
+        agentId: record.id,
+        maxTurns: host.limits.maxTurns,
+        allowTool: plan.allowTool,
+        inbox: host.deps.inbox,
+        onEvent: (event) => {
+          transcript.record(event);
+          host.binding?.onEvent?.(event);
+        },
+      });
+      const late = host.deps.inbox.drain(record.id);
+      if (late.length === 0 || result.reason !== "completed" || record.controller.signal.aborted) break;
+      input = late.map((m) => ({ role: "user" as const, text: m.text, source: m.source }));
+    }
+  } catch (cause) {
+    result = {
+      reason: "error",
+      turns: 0,
+      text: "",
+      usage: { inputTokens: 0, outputTokens: 0 },
+      error: { kind: "unknown", message: (cause as Error).message },
+    };
+  } finally {
+    transcript.close();
+  }
+  if (record.state !== "killed") record.state = STATE_FOR_REASON[result.reason];
+  record.result = result.text;
+  if (result.error) record.error = result.error.message;
+  record.endedAt = Date.now();
+  const worktree = await finishWorkspace(host, record, opened);
+  return {
+    id: record.id,
+    state: record.state,
+    text: result.text,
+    turns: result.turns,
+    ...(record.error ? { error: record.error } : {}),
+    ...(worktree ? { worktree } : {}),
+  };
+}
+
+const STATE_FOR_REASON: Record<AgentRunResult["reason"], AgentState> = {
+  completed: "completed",
+  max_turns: "paused",
+  aborted: "paused",
+  error: "failed",
+};

@@ -1,0 +1,196 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+import { parse as parseYaml } from "yaml";
+
+/**
+ * Which tools a subagent may call. `all` = every tool the parent has (minus the interactive ones);
+ * `list` = named tools (canonical names, aliases, Claude Code groups such as `Read` or `Bash`);
+ * `capabilities` = define_subagent's switches on top of the read-only tools.
+ */
+export type ToolSelection =
+  | { kind: "all" }
+  | { kind: "list"; names: string[] }
+  | { kind: "capabilities"; write: boolean; mcp: boolean; subagents: boolean };
+
+export interface SubagentDefinition {
+  name: string;
+  description: string;
+  /** The body of the markdown file: the subagent's system prompt. */
+  systemPrompt: string;
+  tools: ToolSelection;
+  /** `provider:model-id`; undefined or `inherit` = the parent's model. */
+  model?: string;
+  /** Where it came from: `builtin`, `session` (define_subagent) or the file path. */
+  source: string;
+}
+
+export interface DefinitionProblem {
+  file: string;
+  message: string;
+}
+
+/** The folders searched, lowest precedence first: home, then workspace; `.agents/` wins over the others. */
+export function subagentFolders(workspaceRoot: string, home = homedir()): string[] {
+  const folders: string[] = [];
+  for (const base of [home, workspaceRoot]) {
+    for (const dir of [".qwen/agents", ".claude/agents", ".agents/agents"])
+      folders.push(path.join(base, dir));
+  }
+  return [...new Set(folders)];
+}
+
+export const GENERAL_PURPOSE: SubagentDefinition = {
+  name: "general-purpose",
+  description:
+    "General-purpose agent for complex, multi-step tasks: researching, searching code, editing and running commands.",
+  systemPrompt:
+    "You are a subagent of Gantry, working on one task for a parent agent. Work autonomously with your tools; " +
+    "you cannot ask the user anything. When you are done, answer with a concise report of what you found or " +
+    "changed. If something blocks you (missing input, a denied tool), stop and report the blocker instead.",
+  tools: { kind: "all" },
+  source: "builtin",
+};
+
+/** `fork` is not a definition: it is the parent itself, continued (fork.ts). */
+export const FORK_TYPE = "fork";
+
+const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** Parses one agent file: YAML front matter between `---` lines, then the system prompt. */
+export function parseSubagentMarkdown(
+  text: string,
+  file: string,
+): { ok: true; definition: SubagentDefinition } | { ok: false; message: string } {
+  const match = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/.exec(text);
+  if (!match) return { ok: false, message: "no front matter: the file must start with a `---` line" };
+  let front: unknown;
+  try {
+    front = parseYaml(match[1] as string);
+  } catch (cause) {
+    return { ok: false, message: `front matter is not valid YAML: ${(cause as Error).message}` };
+  }
+  if (typeof front !== "object" || front === null || Array.isArray(front)) {
+    return { ok: false, message: "front matter must be a mapping (name: ..., description: ...)" };
+  }
+  const fields = front as Record<string, unknown>;
+  const name = fields.name ?? path.basename(file, ".md");
+  if (typeof name !== "string" || !NAME_PATTERN.test(name)) {
+    return {
+      ok: false,
+      message: `name must be letters, digits, "-", "_" or "." (got ${JSON.stringify(name)})`,
+    };
+  }
+  if (name === FORK_TYPE) return { ok: false, message: `"${FORK_TYPE}" is reserved for forks of the parent` };
+  if (typeof fields.description !== "string" || fields.description.trim() === "") {
+    return { ok: false, message: "description is required (a string saying when to use this agent)" };
+  }
+  const tools = parseToolsField(fields.tools);
+  if (typeof tools === "string") return { ok: false, message: tools };
+  const model = fields.model;
+  if (model !== undefined && typeof model !== "string")
+    return { ok: false, message: "model must be a string" };
+  const systemPrompt = (match[2] as string).trim();
+  if (systemPrompt === "") return { ok: false, message: "the body (the system prompt) is empty" };
+  return {
+    ok: true,
+    definition: {
+      name,
+      description: fields.description.trim(),
+      systemPrompt,
+      tools,
+      model: model === undefined || model === "inherit" ? undefined : model,
+      source: file,
+    },
+  };
+}
+
+/** `tools:` as a YAML list or Claude Code's comma-separated string; absent or `*` = all tools. */
+function parseToolsField(value: unknown): ToolSelection | string {
+  if (value === undefined || value === null || value === "*") return { kind: "all" };
+  const names = typeof value === "string" ? value.split(",") : value;
+  if (!Array.isArray(names) || names.some((n) => typeof n !== "string")) {
+    return "tools must be a list of tool names or a comma-separated string";
+  }
+  const trimmed = (names as string[]).map((n) => n.trim()).filter((n) => n !== "");
+  if (trimmed.includes("*")) return { kind: "all" };
+  return { kind: "list", names: trimmed };
+}
+
+/** Reads every `*.md` of the subagent folders; later folders override earlier ones by name. */
+export function loadSubagentDefinitions(
+  workspaceRoot: string,
+  home = homedir(),
+): { definitions: SubagentDefinition[]; problems: DefinitionProblem[] } {
+  const byName = new Map<string, SubagentDefinition>([[GENERAL_PURPOSE.name, GENERAL_PURPOSE]]);
+  const problems: DefinitionProblem[] = [];
+  for (const folder of subagentFolders(workspaceRoot, home)) {
+    for (const file of markdownFiles(folder)) {
+      let text: string;
+      try {
+        text = readFileSync(file, "utf8");
+      } catch (cause) {
+        problems.push({ file, message: `cannot read: ${(cause as Error).message}` });
+        continue;
+      }
+      const parsed = parseSubagentMarkdown(text, file);
+      if (parsed.ok) byName.set(parsed.definition.name, parsed.definition);
+      else problems.push({ file, message: parsed.message });
+    }
+  }
+  return { definitions: [...byName.values()], problems };
+}
+
+function markdownFiles(folder: string): string[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(folder);
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((entry) => entry.endsWith(".md"))
+    .sort()
+    .map((entry) => path.join(folder, entry))
+    .filter((file) => {
+      try {
+        return statSync(file).isFile();
+      } catch {
+        return false;
+      }
+    });
+}
+
+/** The session's subagent types: files (read once), the built-in one and those define_subagent adds. */
+export interface SubagentCatalog {
+  list(): SubagentDefinition[];
+  get(name: string): SubagentDefinition | undefined;
+  /** Adds or replaces a session-only type; refuses to shadow a file or built-in type. */
+  define(definition: SubagentDefinition): { ok: true } | { ok: false; message: string };
+  readonly problems: DefinitionProblem[];
+}
+
+export function createSubagentCatalog(workspaceRoot: string, home = homedir()): SubagentCatalog {
+  const loaded = loadSubagentDefinitions(workspaceRoot, home);
+  const byName = new Map(loaded.definitions.map((d) => [d.name, d]));
+  return {
+    list: () => [...byName.values()],
+    get: (name) => byName.get(name),
+    define(definition) {
+      if (definition.name === FORK_TYPE) return { ok: false, message: `"${FORK_TYPE}" is reserved` };
+      if (!NAME_PATTERN.test(definition.name)) {
+        return {
+          ok: false,
+          message: `name must be letters, digits, "-", "_" or "." (got "${definition.name}")`,
+        };
+      }
+      const existing = byName.get(definition.name);
+      if (existing && existing.source !== "session") {
+        return { ok: false, message: `"${definition.name}" is already defined by ${existing.source}` };
+      }
+      byName.set(definition.name, { ...definition, source: "session" });
+      return { ok: true };
+    },
+    problems: loaded.problems,
+  };
+}

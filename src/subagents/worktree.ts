@@ -1,0 +1,154 @@
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { copyFile, mkdir, realpath, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { PROTECTED_AGENT_CONFIG } from "../workspace/protected.js";
+
+/** One `git` call; rejects with git's own message. */
+export function git(cwd: string, args: string[], signal?: AbortSignal): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      "git",
+      ["-C", cwd, ...args],
+      { maxBuffer: 64 * 1024 * 1024, signal, env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`git ${args[0]} failed: ${(stderr || error.message).trim()}`));
+        else resolve(stdout);
+      },
+    );
+  });
+}
+
+/** The top folder of the repository `dir` belongs to, or undefined outside git. */
+export async function findRepoRoot(dir: string): Promise<string | undefined> {
+  try {
+    return await realpath((await git(dir, ["rev-parse", "--show-toplevel"])).trim());
+  } catch {
+    return undefined;
+  }
+}
+
+export interface RegisteredWorktree {
+  path: string;
+  head?: string;
+  branch?: string;
+}
+
+/** `git worktree list --porcelain`, paths made real so they compare with realpath'd input. */
+export async function listRegisteredWorktrees(repoRoot: string): Promise<RegisteredWorktree[]> {
+  const out = await git(repoRoot, ["worktree", "list", "--porcelain"]);
+  const worktrees: RegisteredWorktree[] = [];
+  for (const block of out.split(/\n\n+/)) {
+    const fields = new Map(
+      block
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => [line.split(" ")[0] as string, line.slice(line.indexOf(" ") + 1)]),
+    );
+    const dir = fields.get("worktree");
+    if (dir === undefined) continue;
+    const real = await realpath(dir).catch(() => dir);
+    worktrees.push({ path: real, head: fields.get("HEAD"), branch: fields.get("branch") });
+  }
+  return worktrees;
+}
+
+/** `working_dir` must name an existing, registered worktree of this repository (seed 003). */
+export async function checkWorkingDir(
+  repoRoot: string,
+  dir: string,
+): Promise<{ ok: true; path: string } | { ok: false; message: string }> {
+  let real: string;
+  try {
+    real = await realpath(path.resolve(repoRoot, dir));
+  } catch {
+    return { ok: false, message: `working_dir "${dir}" does not exist` };
+  }
+  const registered = await listRegisteredWorktrees(repoRoot);
+  if (!registered.some((w) => w.path === real)) {
+    return {
+      ok: false,
+      message: `working_dir "${dir}" is not a registered git worktree of ${repoRoot} (see git worktree list)`,
+    };
+  }
+  return { ok: true, path: real };
+}
+
+export interface AgentWorktree {
+  path: string;
+  repoRoot: string;
+  /** The commit it was created at. */
+  base: string;
+}
+
+export interface WorktreeChanges {
+  /** `git diff --name-status` lines against the base commit: `M\tsrc/a.ts`, `A\tnew.ts`. */
+  files: string[];
+  patch: string;
+}
+
+/** The folder Gantry's worktrees live in: outside the repository, so the parent's searches never see them. */
+export function worktreeBaseFolder(): string {
+  return path.join(tmpdir(), "gantry-worktrees");
+}
+
+/** A detached worktree at HEAD for one agent; uncommitted changes of the main tree are not in it. */
+export async function createAgentWorktree(
+  repoRoot: string,
+  agentId: string,
+  baseFolder = worktreeBaseFolder(),
+): Promise<AgentWorktree> {
+  let base: string;
+  try {
+    base = (await git(repoRoot, ["rev-parse", "--verify", "HEAD"])).trim();
+  } catch {
+    throw new Error(`the repository ${repoRoot} has no commit yet; a worktree needs one`);
+  }
+  await mkdir(baseFolder, { recursive: true });
+  const dir = path.join(
+    await realpath(baseFolder),
+    `${path.basename(repoRoot)}-${agentId}-${randomBytes(3).toString("hex")}`,
+  );
+  await git(repoRoot, ["worktree", "add", "--detach", dir, base]);
+  return { path: dir, repoRoot, base };
+}
+
+/** Every change in the worktree (tracked, new and deleted files) as one patch against its base. */
+export async function collectWorktreeChanges(
+  worktree: AgentWorktree,
+  exclude: readonly string[] = [],
+): Promise<WorktreeChanges> {
+  const pathspec = ["--", ".", ...exclude.map((rel) => `:(exclude)${rel}`)];
+  // the worktree has its own index, so staging here never touches the main checkout
+  await git(worktree.path, ["add", "-A", ...pathspec]);
+  const names = await git(worktree.path, ["diff", "--cached", "--name-status", worktree.base, ...pathspec]);
+  const patch = await git(worktree.path, ["diff", "--cached", "--binary", worktree.base, ...pathspec]);
+  return { files: names.split("\n").filter((line) => line !== ""), patch };
+}
+
+/** Removes the worktree and its registration; falls back to deleting the folder and pruning. */
+export async function removeAgentWorktree(worktree: AgentWorktree): Promise<void> {
+  try {
+    await git(worktree.repoRoot, ["worktree", "remove", "--force", "--force", worktree.path]);
+  } catch {
+    await rm(worktree.path, { recursive: true, force: true });
+    await git(worktree.repoRoot, ["worktree", "prune"]).catch(() => undefined);
+  }
+}
+
+/**
+ * Copies the parent workspace's hook and rule files over the worktree's (which hold only what was
+ * committed), so an agent in a worktree is held to exactly its parent's policy. Returns what it copied.
+ */
+export async function mirrorGoverningConfig(fromRoot: string, toRoot: string): Promise<string[]> {
+  const copied: string[] = [];
+  for (const rel of PROTECTED_AGENT_CONFIG) {
+    if (!existsSync(path.join(fromRoot, rel))) continue;
+    await mkdir(path.dirname(path.join(toRoot, rel)), { recursive: true });
+    await copyFile(path.join(fromRoot, rel), path.join(toRoot, rel));
+    copied.push(rel);
+  }
+  return copied;
+}
