@@ -1,5 +1,13 @@
 import { type AgentInbox, createAgentInbox } from "./agent/inbox.js";
 import { loadSettings, type Settings } from "./config/settings.js";
+import type { HookConfig } from "./hooks/config.js";
+import { createHookStep, loadSessionHookConfig } from "./hooks/step.js";
+import type { Asker } from "./policy/asker.js";
+import { createConsentStep } from "./policy/consent-step.js";
+import type { ApprovalMode } from "./policy/modes.js";
+import { createSessionPermissions, type SessionPermissions } from "./policy/permissions.js";
+import { createPolicyStep } from "./policy/policy-step.js";
+import { createSubagentHost, type SubagentHost } from "./subagents/host.js";
 import { createBuiltinTools } from "./tools/builtin.js";
 import { createToolPipeline, type ToolPipeline } from "./tools/pipeline.js";
 import { createToolRegistry, type ToolRegistry } from "./tools/registry.js";
@@ -13,6 +21,22 @@ export interface GantryOptions {
   settings?: Settings;
   /** Home folder for user-level configuration (tests point it at a temp folder). */
   home?: string;
+  /** Runs commands in the sandbox (true) or not (false), whatever settings say (`--sandbox`). */
+  sandbox?: boolean;
+  /** false for a one-shot `gantry tool` call: edits need no earlier view_file (see ToolEnvironment). */
+  requireReadBeforeEdit?: boolean;
+  /** `--approval-mode`: how much runs without asking; wins over `approvalMode` in settings. */
+  approvalMode?: ApprovalMode;
+  /**
+   * The mode when neither `approvalMode` nor a settings file names one. The CLI passes "default".
+   * Left out, a library session with no permission rules has no policy (every call allowed, as
+   * before permissions existed): embedders opt in with `approvalMode`, rules or this option.
+   */
+  defaultApprovalMode?: ApprovalMode;
+  /** Who answers permission asks and ask_question: a terminal, a callback, or headless (the default). */
+  asker?: Asker;
+  /** The hooks snapshot to use instead of reading the files (subagent sessions inherit their parent's). */
+  hookConfig?: HookConfig;
 }
 
 /** One Gantry session's tools: the workspace guard, the registry and the one pipeline. */
@@ -22,26 +46,76 @@ export interface GantrySession {
   registry: ToolRegistry;
   pipeline: ToolPipeline;
   inbox: AgentInbox;
+  /** Approval mode, rules, grants and the asker. */
+  permissions: SessionPermissions;
+  /** Subagent types and running agents; `subagents.bind(...)` gives them the model (src/subagents/host.ts). */
+  subagents: SubagentHost;
   /** Ends everything the session started (processes, timers, worktrees). Safe to call twice. */
   dispose(): Promise<void>;
 }
 
 export function createGantrySession(options: GantryOptions = {}): GantrySession {
   const root = options.workspace ?? process.cwd();
-  const settings = options.settings ?? loadSettings(root, options.home);
+  const loaded = options.settings ?? loadSettings(root, options.home);
+  const settings: Settings =
+    options.sandbox === undefined
+      ? loaded
+      : { ...loaded, sandbox: { ...loaded.sandbox, enabled: options.sandbox } };
   const workspace = openWorkspace(root, { limits: settings.limits, secrets: settings.secrets });
+  // Hooks are a snapshot, read once: the agent editing hooks.json mid-session changes nothing, and
+  // subagent sessions (worktrees) inherit it, so their calls cannot escape the user's hooks.
+  const hookConfig = options.hookConfig ?? loadSessionHookConfig(workspace.root, options.home);
   const inbox = createAgentInbox();
   const cleanups: (() => Promise<void> | void)[] = [];
   const lifecycle = { onDispose: (cleanup: () => Promise<void> | void) => void cleanups.push(cleanup) };
 
+  let registryForRules: ToolRegistry | undefined;
+  const permissions = createSessionPermissions({
+    workspace,
+    home: options.home,
+    settings: options.settings,
+    approvalMode: options.approvalMode,
+    fallbackApprovalMode: options.defaultApprovalMode,
+    asker: options.asker,
+    resolveTool: (name) => registryForRules?.lookup(name)?.spec.name,
+  });
+  // agents in a worktree get a session there with these settings, and never ask the user
+  const openSession = (folder: string) =>
+    createGantrySession({ ...options, workspace: folder, settings, asker: undefined, hookConfig });
+  const subagents = createSubagentHost({
+    workspace,
+    settings,
+    home: options.home,
+    inbox,
+    lifecycle,
+    openSession,
+  });
   const registry = createToolRegistry(
-    createBuiltinTools({ workspace, settings, reads: createReadLedger(), inbox, lifecycle }),
+    createBuiltinTools({
+      subagents,
+      permissions,
+      workspace,
+      settings,
+      reads: createReadLedger(),
+      inbox,
+      lifecycle,
+      requireReadBeforeEdit: options.requireReadBeforeEdit,
+    }),
   );
+  registryForRules = registry;
   for (const name of settings.tools?.disabled ?? []) {
     if (!registry.lookup(name)) throw new Error(`settings tools.disabled names an unknown tool "${name}"`);
     registry.setEnabled(name, false);
   }
-  const pipeline = createToolPipeline({ registry, maxOutputChars: workspace.limits.maxOutputChars });
+  const hooks = createHookStep({ config: hookConfig, workspaceRoot: workspace.root });
+  const pipeline = createToolPipeline({
+    registry,
+    maxOutputChars: workspace.limits.maxOutputChars,
+    hooks,
+    policy: createPolicyStep(permissions),
+    consent: createConsentStep(permissions),
+  });
+  subagents.attach(pipeline);
 
   let disposed = false;
   return {
@@ -50,6 +124,8 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     registry,
     pipeline,
     inbox,
+    permissions,
+    subagents,
     async dispose() {
       if (disposed) return;
       disposed = true;

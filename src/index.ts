@@ -1,5 +1,23 @@
+export * from "./agent/context.js";
+export * from "./agent/conversation.js";
+export * from "./agent/events.js";
+export * from "./agent/inbox.js";
+export * from "./agent/loop.js";
 export { loadSettings, type Settings } from "./config/settings.js";
 export { createGantrySession, type GantryOptions, type GantrySession } from "./gantry.js";
+export {
+  createModelClient,
+  type ModelClient,
+  type ModelStreamPart,
+  type ModelTurnRequest,
+} from "./models/client.js";
+export { contextWindowFor } from "./models/context-windows.js";
+export { createLanguageModel, type ModelConfig, type ModelSpec, parseModelSpec } from "./models/provider.js";
+export * from "./policy/asker.js";
+export { APPROVAL_MODES, type ApprovalMode, parseApprovalMode } from "./policy/modes.js";
+export type { SessionPermissions } from "./policy/permissions.js";
+export { createTerminalAsker } from "./policy/terminal-asker.js";
+export * from "./session/jsonl.js";
 export * from "./tools/contract.js";
 export * from "./tools/gates.js";
 export * from "./tools/pipeline.js";

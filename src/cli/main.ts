@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
+import * as nodeModule from "node:module";
 import { parseArgs } from "node:util";
 import { GLOBAL_OPTIONS, type GlobalOptions, USAGE, UsageError } from "./options.js";
 
@@ -10,7 +11,12 @@ const COMMANDS: Record<
 > = {
   tool: () => import("./commands/tool.js"),
   tools: () => import("./commands/tools.js"),
+  hooks: () => import("./commands/hooks.js"),
+  agents: () => import("./commands/agents.js"),
 };
+
+// caches compiled code between runs (Node ≥ 22.1); start-up is what a command-line tool is judged by
+nodeModule.enableCompileCache?.();
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -31,12 +37,19 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  if (options.prompt !== undefined) return (await import("./headless.js")).run(positionals, options);
   const [command, ...rest] = positionals;
   if (command === undefined)
     throw new UsageError("no command given (interactive mode arrives with the agent)");
   const load = COMMANDS[command];
   if (!load) throw new UsageError(`unknown command "${command}"`);
   return (await load()).run(rest, options);
+}
+
+const nodeMajor = Number(process.versions.node.split(".")[0]);
+if (nodeMajor < 22) {
+  process.stderr.write(`gantry: needs Node.js 22 or newer; this is Node.js ${process.versions.node}\n`);
+  process.exit(1);
 }
 
 main(process.argv.slice(2)).then(

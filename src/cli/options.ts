@@ -39,6 +39,8 @@ export const USAGE = `Usage:
   gantry -p "<prompt>" [options]          headless run (-p - reads the prompt from stdin)
   gantry tool <name> '<json args>'        run one tool call through the full pipeline, print the result JSON
   gantry tools                            list the tool registry
+  gantry hooks check                      validate and list the hooks (.agents/hooks.json, .claude, .gemini)
+  gantry agents                           list the subagent types (.agents/agents, .claude/agents, .qwen/agents)
   gantry --version
 
 Options:
@@ -46,7 +48,7 @@ Options:
       --approval-mode MODE   default | auto-edit | yolo | plan
       --sandbox              run commands in the sandbox
   -m, --model PROVIDER:ID    google | anthropic | openai | openai-compatible
-      --base-url URL         base URL for an OpenAI-compatible server
+      --base-url URL         the provider's API base URL (required for openai-compatible)
       --output-format FMT    text | json | stream-json (with -p)
       --max-turns N          stop after N model turns (with -p)
   -c, --continue             continue the most recent session

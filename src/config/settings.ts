@@ -2,7 +2,11 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { LimitsSchema } from "../workspace/limits.js";
+import { ApprovalModeSettingSchema, PermissionsSchema } from "../policy/schema.js";
+import { SubagentSettingsSchema } from "../subagents/settings.js";
+import { SandboxSettingsSchema } from "../tools/exec/sandbox-settings.js";
+import { ExecSettingsSchema } from "../tools/exec/settings.js";
+import { LimitsSettingsSchema } from "../workspace/limits.js";
 import { SecretsSchema } from "../workspace/secrets.js";
 
 /**
@@ -10,7 +14,7 @@ import { SecretsSchema } from "../workspace/secrets.js";
  * Each concern owns its section's schema; unknown top-level keys are kept for later concerns.
  */
 export const SettingsSchema = z.looseObject({
-  limits: LimitsSchema.partial().optional(),
+  limits: LimitsSettingsSchema.optional(),
   secrets: SecretsSchema.optional(),
   tools: z
     .object({
@@ -19,6 +23,26 @@ export const SettingsSchema = z.looseObject({
     .optional(),
   /** Lets the agent's own edit and command tools change .agents/hooks.json, settings files and the like. */
   allowAgentConfigEdits: z.boolean().optional(),
+  /** Permission rules; rules of every settings file are combined (src/policy/load.ts), not replaced. */
+  permissions: PermissionsSchema.optional(),
+  approvalMode: ApprovalModeSettingSchema.optional(),
+  exec: ExecSettingsSchema.optional(),
+  sandbox: SandboxSettingsSchema.optional(),
+  search: z
+    .object({
+      engine: z
+        .enum(["auto", "ripgrep", "node"])
+        .optional()
+        .describe(
+          "grep_search engine: auto (ripgrep when on PATH), or force one; GANTRY_SEARCH_ENGINE overrides",
+        ),
+    })
+    .optional(),
+  model: z.string().optional().describe("the model as provider:model-id, e.g. anthropic:claude-sonnet-4-5"),
+  baseUrl: z.string().optional().describe("the provider's API base URL (required for openai-compatible)"),
+  contextWindow: z.number().int().positive().optional().describe("the model's context window in tokens"),
+  maxTurns: z.number().int().positive().optional().describe("model turns a headless run may take"),
+  subagents: SubagentSettingsSchema.optional(),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

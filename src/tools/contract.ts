@@ -96,7 +96,6 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   execute(args: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: a heterogeneous tool list needs an erased schema type
 export type AnyTool = Tool<any>;
 
 export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool<S> {

@@ -1,5 +1,7 @@
 import type { AgentInbox } from "../agent/inbox.js";
 import type { Settings } from "../config/settings.js";
+import type { SessionPermissions } from "../policy/permissions.js";
+import type { SubagentHost } from "../subagents/host.js";
 import type { ReadLedger } from "../workspace/read-ledger.js";
 import type { Workspace } from "../workspace/workspace.js";
 
@@ -16,4 +18,14 @@ export interface ToolEnvironment {
   /** Where schedules and background agents deliver messages for the agent's next turn. */
   inbox: AgentInbox;
   lifecycle: SessionLifecycle;
+  /**
+   * Whether editing an existing file needs an earlier read in this session (default true). A one-shot
+   * `gantry tool` call sets false: nothing can have been read before it; the edit tools then still
+   * check that the file did not change between their own read and their write.
+   */
+  requireReadBeforeEdit?: boolean;
+  /** Rules, grants, approval mode and the asker (src/policy): for list_permissions, ask_permission, ask_question. */
+  permissions?: SessionPermissions;
+  /** Subagent types and running agents (src/subagents): for the agent tools. */
+  subagents?: SubagentHost;
 }

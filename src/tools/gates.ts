@@ -37,10 +37,13 @@ export interface PreHookOutcome {
   args: Record<string, unknown>;
   /** Text hooks add for the model. */
   additionalContext: string[];
+  /** Hook failures (fail-open or fail-closed), one line each, named after the hook; kept in metadata.hookWarnings. */
+  warnings?: string[];
 }
 
 export interface PostHookOutcome {
   additionalContext: string[];
+  warnings?: string[];
 }
 
 export interface HookStep {

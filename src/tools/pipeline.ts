@@ -82,23 +82,31 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
     let call: PreparedCall = { callId, agentId, requestedName: request.name, tool, args: validated.args };
 
     // 3. permission policy: a deny ends the call before any hook runs
-    const policyDecision = await policy.decide(call, signal);
+    let policyDecision = await policy.decide(call, signal);
     if (policyDecision.verdict === "deny") return deniedResult(policyDecision.source, policyDecision.reason);
 
     // 4. pre-tool hooks (may rewrite the arguments; the rewrite is validated like the original)
     const pre = await hooks.before(call, signal);
-    if (pre.decision.verdict === "deny") return deniedResult(pre.decision.source, pre.decision.reason);
+    if (pre.decision.verdict === "deny")
+      return withHookWarnings(deniedResult(pre.decision.source, pre.decision.reason), pre.warnings);
     if (pre.args !== call.args) {
       const revalidated = validate(tool.spec.parameters, name, pre.args);
-      if (!revalidated.ok) return revalidated.result;
+      if (!revalidated.ok) return withHookWarnings(revalidated.result, pre.warnings);
       call = { ...call, args: revalidated.args };
+      // the rules judge what will actually run: a rewrite cannot slip past a deny rule
+      policyDecision = await policy.decide(call, signal);
+      if (policyDecision.verdict === "deny") {
+        return withHookWarnings(deniedResult(policyDecision.source, policyDecision.reason), pre.warnings);
+      }
     }
 
     // 5. consent: ask / force_ask / deny_unless_prior_grant go through grants and the asker
     const decision = strictest([policyDecision, pre.decision]);
     if (decision.verdict !== "allow") {
       const outcome = await consent.resolve(call, decision, signal);
-      if (!outcome.allowed) return deniedResult(outcome.source, outcome.reason);
+      if (!outcome.allowed) {
+        return withHookWarnings(deniedResult(outcome.source, outcome.reason), pre.warnings);
+      }
     }
 
     // 6. execute
@@ -116,7 +124,7 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
     const post = await hooks.after(call, result, signal);
     const context = [...pre.additionalContext, ...post.additionalContext];
     if (context.length > 0) result = { ...result, text: `${result.text}\n\n${context.join("\n")}` };
-    return result;
+    return withHookWarnings(result, [...(pre.warnings ?? []), ...(post.warnings ?? [])]);
   }
 
   async function execute(
@@ -144,8 +152,13 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
     const output = call.tool.spec.output ?? {};
     if (output.maxChars === false) return result;
     const maxChars = Math.min(output.maxChars ?? deps.maxOutputChars, deps.maxOutputChars);
-    const cut = truncateText(result.text, maxChars, output.keep);
-    if (!cut.truncated) return result;
+    if (result.text.length <= maxChars) return result;
+    // the closing notice counts against the limit too: cut the text short enough to leave room for it
+    const cut = truncateText(
+      result.text,
+      maxChars - Math.min(NOTICE_ROOM, Math.floor(maxChars / 4)),
+      output.keep,
+    );
     const nextStep = output.continuation?.(call.args, cut.shownChars);
     return {
       ...result,
@@ -162,6 +175,9 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
   return { registry: deps.registry, run };
 }
 
+/** Characters kept free for the truncation notice and its next-step hint. */
+const NOTICE_ROOM = 300;
+
 function validate(
   schema: PreparedCall["tool"]["spec"]["parameters"],
   name: string,
@@ -175,6 +191,11 @@ function validate(
     };
   }
   return { ok: true, args: parsed.data as Record<string, unknown> };
+}
+
+function withHookWarnings(result: ToolResult, warnings: string[] | undefined): ToolResult {
+  if (!warnings || warnings.length === 0) return result;
+  return { ...result, metadata: { ...result.metadata, hookWarnings: warnings } };
 }
 
 function deniedResult(source: string, reason: string | undefined): ToolResult {

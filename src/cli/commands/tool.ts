@@ -1,4 +1,5 @@
 import { createGantrySession } from "../../gantry.js";
+import { cliPermissionOptions } from "../../policy/cli.js";
 import { type GlobalOptions, UsageError } from "../options.js";
 
 /** `gantry tool <name> '<json args>'`: one call through the full pipeline; the result JSON on stdout. */
@@ -14,7 +15,21 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
       throw new UsageError(`the arguments are not valid JSON: ${(cause as Error).message}`);
     }
   }
-  const session = createGantrySession({ workspace: options.workspace });
+  let approvals: ReturnType<typeof cliPermissionOptions>;
+  try {
+    approvals = cliPermissionOptions(options["approval-mode"]);
+  } catch (cause) {
+    throw new UsageError((cause as Error).message);
+  }
+  // one call, no earlier turn: edits check the file against their own read (ToolEnvironment)
+  const session = createGantrySession({
+    workspace: options.workspace,
+    approvalMode: approvals.approvalMode,
+    defaultApprovalMode: approvals.defaultApprovalMode,
+    asker: approvals.asker,
+    requireReadBeforeEdit: false,
+    ...(options.sandbox ? { sandbox: true } : {}),
+  });
   const controller = new AbortController();
   const abort = () => controller.abort();
   process.once("SIGINT", abort);
@@ -24,6 +39,7 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } finally {
+    approvals.close();
     await session.dispose();
     process.off("SIGINT", abort);
     process.off("SIGTERM", abort);
