@@ -1,8 +1,8 @@
 import { realpath } from "node:fs/promises";
 import path from "node:path";
-import { parse as parseYaml } from "yaml";
 import { openVerifiedFile, resolveInsideWorkspace } from "../workspace/paths.js";
 import { validateForkTools } from "./fork.js";
+import { parseFrontMatter } from "./front-matter.js";
 
 /** A named fork restriction (seed 003): the same gate as fork_tools, resolved once before the fork starts. */
 export interface ForkProfile {
@@ -100,19 +100,16 @@ export function parseForkProfile(
     ok: false,
     message: `fork profile ${file}: ${message}`,
   });
-  const match = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/.exec(text);
-  if (!match) return fail("it must be front matter only, between two `---` lines");
-  if ((match[2] as string).trim() !== "")
-    return fail("it must be front matter only; found text after the closing `---`");
-  let front: unknown;
-  try {
-    front = parseYaml(match[1] as string);
-  } catch (cause) {
-    return fail(`front matter is not valid YAML: ${(cause as Error).message}`);
+  const parsed = parseFrontMatter(text);
+  if (!parsed.ok) {
+    return fail(
+      parsed.problem === "missing" ? "it must be front matter only, between two `---` lines" : parsed.message,
+    );
   }
-  if (typeof front !== "object" || front === null || Array.isArray(front))
-    return fail("front matter must be a mapping");
-  const { tools, promptHint } = front as Record<string, unknown>;
+  if (parsed.body.trim() !== "")
+    return fail("it must be front matter only; found text after the closing `---`");
+  const front = parsed.fields;
+  const { tools, promptHint } = front;
   if (!Array.isArray(tools) || tools.some((t) => typeof t !== "string")) {
     return fail("`tools` is required: a list of tool names or MCP patterns (may be empty)");
   }

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { parse as parseYaml } from "yaml";
+import { parseFrontMatter } from "./front-matter.js";
 
 /**
  * Which tools a subagent may call. `all` = every tool the parent has (minus the interactive ones);
@@ -62,18 +62,17 @@ export function parseSubagentMarkdown(
   text: string,
   file: string,
 ): { ok: true; definition: SubagentDefinition } | { ok: false; message: string } {
-  const match = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/.exec(text);
-  if (!match) return { ok: false, message: "no front matter: the file must start with a `---` line" };
-  let front: unknown;
-  try {
-    front = parseYaml(match[1] as string);
-  } catch (cause) {
-    return { ok: false, message: `front matter is not valid YAML: ${(cause as Error).message}` };
+  const parsed = parseFrontMatter(text);
+  if (!parsed.ok) {
+    return {
+      ok: false,
+      message:
+        parsed.problem === "missing"
+          ? "no front matter: the file must start with a `---` line"
+          : parsed.message,
+    };
   }
-  if (typeof front !== "object" || front === null || Array.isArray(front)) {
-    return { ok: false, message: "front matter must be a mapping (name: ..., description: ...)" };
-  }
-  const fields = front as Record<string, unknown>;
+  const fields = parsed.fields;
   const name = fields.name ?? path.basename(file, ".md");
   if (typeof name !== "string" || !NAME_PATTERN.test(name)) {
     return {
@@ -90,7 +89,7 @@ export function parseSubagentMarkdown(
   const model = fields.model;
   if (model !== undefined && typeof model !== "string")
     return { ok: false, message: "model must be a string" };
-  const systemPrompt = (match[2] as string).trim();
+  const systemPrompt = parsed.body.trim();
   if (systemPrompt === "") return { ok: false, message: "the body (the system prompt) is empty" };
   return {
     ok: true,
