@@ -39,8 +39,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (options.prompt !== undefined) return (await import("./headless.js")).run(positionals, options);
   const [command, ...rest] = positionals;
-  if (command === undefined)
-    throw new UsageError("no command given (interactive mode arrives with the agent)");
+  if (command === undefined) return (await import("./interactive.js")).run(rest, options);
   const load = COMMANDS[command];
   if (!load) throw new UsageError(`unknown command "${command}"`);
   return (await load()).run(rest, options);

@@ -35,7 +35,7 @@ export interface GlobalOptions {
 export class UsageError extends Error {}
 
 export const USAGE = `Usage:
-  gantry [options]                        interactive session in the current folder
+  gantry [options]                        interactive session in the current folder (/help inside)
   gantry -p "<prompt>" [options]          headless run (-p - reads the prompt from stdin)
   gantry tool <name> '<json args>'        run one tool call through the full pipeline, print the result JSON
   gantry tools                            list the tool registry
@@ -50,7 +50,7 @@ Options:
   -m, --model PROVIDER:ID    google | anthropic | openai | openai-compatible
       --base-url URL         the provider's API base URL (required for openai-compatible)
       --output-format FMT    text | json | stream-json (with -p)
-      --max-turns N          stop after N model turns (with -p)
-  -c, --continue             continue the most recent session
+      --max-turns N          stop after N model turns (per prompt when interactive)
+  -c, --continue             continue the most recent session (with -p or interactive)
   -r, --resume ID            resume a saved session
 `;

@@ -1,0 +1,150 @@
+import path from "node:path";
+import type { DisplayGroup } from "../../tools/contract.js";
+
+/**
+ * One line per tool call, named by its display group (SPEC §2): `Read view_file src/a.ts`. A run of
+ * consecutive Read/Search calls collapses into one line, `Read (3 files)`. Pure: no I/O, no colour.
+ */
+export interface ToolCallView {
+  /** The display group; undefined for a tool the registry does not know. */
+  group: DisplayGroup | undefined;
+  name: string;
+  /** What the call is about, shortened for one line: a path, a pattern, a command. */
+  target: string;
+}
+
+const COLLAPSIBLE = new Set<DisplayGroup>(["Read", "Search"]);
+const NOUNS: Partial<Record<DisplayGroup, [string, string]>> = {
+  Read: ["file", "files"],
+  Search: ["search", "searches"],
+};
+/** The argument that says what a call is about, in the order tried. */
+const TARGET_ARGS = [
+  "AbsolutePath",
+  "DirectoryPath",
+  "TargetFile",
+  "SearchPath",
+  "SearchDirectory",
+  "CommandLine",
+  "Url",
+  "query",
+  "Action",
+  "name",
+];
+const MAX_TARGET = 80;
+
+export function isCollapsible(group: DisplayGroup | undefined): boolean {
+  return group !== undefined && COLLAPSIBLE.has(group);
+}
+
+/** What the call is about: a workspace-relative path, the search pattern, the command line. */
+export function describeTarget(name: string, args: unknown, workspaceRoot: string): string {
+  if (typeof args !== "object" || args === null) return shorten(String(args ?? ""));
+  const record = args as Record<string, unknown>;
+  const key = TARGET_ARGS.find((candidate) => typeof record[candidate] === "string");
+  let target = key ? (record[key] as string) : "";
+  if (key && /Path|File|Directory/.test(key)) target = relativeTo(workspaceRoot, target);
+  const pattern = record.Query ?? record.Pattern;
+  if (typeof pattern === "string") target = `"${pattern}"${target ? ` in ${target}` : ""}`;
+  if (name === "invoke_subagent" && Array.isArray(record.Subagents))
+    target = `${record.Subagents.length} agent${record.Subagents.length === 1 ? "" : "s"}`;
+  return shorten(target);
+}
+
+/** `Read view_file src/a.ts`; a tool without a group shows its name alone. */
+export function formatCallLine(call: ToolCallView): string {
+  return [call.group, call.name, call.target].filter((part) => part).join(" ");
+}
+
+/**
+ * One line for a run of Read/Search calls: a single call in full; otherwise a count per group,
+ * `Read (3 files)` or `Read (2 files) · Search (1 search)`.
+ */
+export function formatCollapsedLine(calls: readonly ToolCallView[]): string {
+  if (calls.length === 1) return formatCallLine(calls[0] as ToolCallView);
+  const counts = new Map<DisplayGroup, number>();
+  for (const call of calls) {
+    if (call.group) counts.set(call.group, (counts.get(call.group) ?? 0) + 1);
+  }
+  return [...counts]
+    .map(([group, count]) => {
+      const [one, many] = NOUNS[group] ?? ["call", "calls"];
+      return `${group} (${count} ${count === 1 ? one : many})`;
+    })
+    .join(" · ");
+}
+
+/** A tool error in a line or two: its first line, cut short. */
+export function formatToolError(name: string, text: string): string {
+  const first = text.trim().split("\n")[0] ?? "";
+  return `${name} failed: ${shorten(first, 160)}`;
+}
+
+export type DiffLineKind = "added" | "removed" | "hunk" | "header" | "context";
+
+/** Classifies each line of a unified diff, so the renderer can colour it. */
+export function classifyDiffLines(diff: string): { kind: DiffLineKind; text: string }[] {
+  const lines = diff.replace(/\n$/, "").split("\n");
+  return lines.map((text) => {
+    if (text.startsWith("+++") || text.startsWith("---") || text.startsWith("Index:") || /^={3,}$/.test(text))
+      return { kind: "header", text };
+    if (text.startsWith("@@")) return { kind: "hunk", text };
+    if (text.startsWith("+")) return { kind: "added", text };
+    if (text.startsWith("-")) return { kind: "removed", text };
+    return { kind: "context", text };
+  });
+}
+
+/**
+ * Holds consecutive Read/Search calls until something else is shown, then gives their one line.
+ * `add` returns the lines to print now (the pending run's line first, when a call ends it).
+ */
+export function createToolLineGrouper() {
+  let pending: ToolCallView[] = [];
+  let pendingErrors: string[] = [];
+
+  function flush(): string[] {
+    if (pending.length === 0) return [];
+    const lines = [formatCollapsedLine(pending), ...pendingErrors];
+    pending = [];
+    pendingErrors = [];
+    return lines;
+  }
+
+  return {
+    add(call: ToolCallView): string[] {
+      if (isCollapsible(call.group)) {
+        pending.push(call);
+        return [];
+      }
+      return [...flush(), formatCallLine(call)];
+    },
+    /** An error of a held call waits for the run's line; others print at once. */
+    error(call: ToolCallView, text: string): string[] {
+      const line = formatToolError(call.name, text);
+      if (isCollapsible(call.group) && pending.length > 0) {
+        pendingErrors.push(line);
+        return [];
+      }
+      return [line];
+    },
+    flush,
+    get holding(): boolean {
+      return pending.length > 0;
+    },
+  };
+}
+
+export type ToolLineGrouper = ReturnType<typeof createToolLineGrouper>;
+
+function relativeTo(root: string, target: string): string {
+  if (!path.isAbsolute(target)) return target;
+  const relative = path.relative(root, target);
+  if (relative === "") return ".";
+  return relative.startsWith("..") ? target : relative;
+}
+
+function shorten(text: string, max = MAX_TARGET): string {
+  const oneLine = text.replace(/\s+/g, " ").trim();
+  return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
+}
