@@ -3,7 +3,8 @@
 import { defineConfig } from "rolldown";
 
 export default defineConfig({
-  input: "dist/cli/main.js",
+  // the search's worker thread script is an entry of its own, next to the chunk that starts it
+  input: { main: "dist/cli/main.js", "scan-worker": "dist/tools/search/scan-worker.js" },
   platform: "node",
   // loaded on first use through their own module systems (a GopherJS build, a bubblewrap runtime)
   external: ["mvdan-sh", /^@anthropic-ai\/sandbox-runtime/],

@@ -46,37 +46,62 @@ export type SecretsConfig = z.infer<typeof SecretsSchema>;
 export interface SecretGuard {
   /** `relPath` is relative to the workspace root, with "/" separators. */
   isSecret(relPath: string): boolean;
+  /**
+   * The same answer as `isSecret(relPath)` for an entry `name` whose folder (`relPath` minus its last
+   * segment) was already judged not secret: a walk judges each new name once instead of every folder again.
+   */
+  isSecretEntry(relPath: string, name: string): boolean;
 }
 
 export function createSecretGuard(config: SecretsConfig = {}): SecretGuard {
-  const options = { nocase: true, dot: true };
   const patterns = [...DEFAULT_SECRET_PATTERNS, ...(config.patterns ?? [])];
   const exceptions = [...DEFAULT_SECRET_EXCEPTIONS, ...(config.allow ?? [])];
-  const segmentPatterns = patterns.filter((p) => !p.includes("/"));
+  const matchesSegment = compileAnyGlob(patterns.filter((p) => !p.includes("/")));
   const pathPatterns = patterns.filter((p) => p.includes("/"));
-  const compile = (globs: string[]) => (globs.length > 0 ? picomatch(globs, options) : () => false);
-  const matchesSegment = compile(segmentPatterns);
-  const matchesPath = compile(pathPatterns);
-  const nameExceptions = compile(exceptions.filter((p) => !p.includes("/")));
-  const pathExceptions = compile(exceptions.filter((p) => p.includes("/")));
+  const matchesPath = compileAnyGlob(pathPatterns);
+  const nameExceptions = compileAnyGlob(exceptions.filter((p) => !p.includes("/")));
+  const pathExceptions = compileAnyGlob(exceptions.filter((p) => p.includes("/")));
   // an exception without "/" judges the last segment of the path it is given, one with "/" the whole path
   const isException = (relPath: string) =>
     nameExceptions(relPath.slice(relPath.lastIndexOf("/") + 1)) || pathExceptions(relPath);
 
+  function isSecret(relPath: string): boolean {
+    const segments = relPath
+      .replaceAll("\\", "/")
+      .split("/")
+      .filter((s) => s !== "" && s !== ".");
+    if (segments.length === 0) return false;
+    // each folder on the way is judged with its own path, so `.env.example/x.pem` is still a secret
+    for (let i = 0; i < segments.length; i++) {
+      const segment = segments[i] as string;
+      if (matchesSegment(segment) && !isException(segments.slice(0, i + 1).join("/"))) return true;
+    }
+    const joined = segments.join("/");
+    return matchesPath(joined) && !isException(joined);
+  }
+
   return {
-    isSecret(relPath) {
-      const segments = relPath
-        .replaceAll("\\", "/")
-        .split("/")
-        .filter((s) => s !== "" && s !== ".");
-      if (segments.length === 0) return false;
-      // each folder on the way is judged with its own path, so `.env.example/x.pem` is still a secret
-      for (let i = 0; i < segments.length; i++) {
-        const segment = segments[i] as string;
-        if (matchesSegment(segment) && !isException(segments.slice(0, i + 1).join("/"))) return true;
+    isSecret,
+    isSecretEntry(relPath, name) {
+      // a name isSecret would split or drop ("a\\.env", ".", "") is judged the long way
+      if (name === "" || name === "." || name.includes("\\") || !relPath.endsWith(name)) {
+        return isSecret(relPath);
       }
-      const joined = segments.join("/");
-      return matchesPath(joined) && !isException(joined);
+      if (matchesSegment(name) && !isException(relPath)) return true;
+      return pathPatterns.length > 0 && matchesPath(relPath) && !isException(relPath);
     },
   };
+}
+
+/**
+ * One RegExp for a list of globs (picomatch's, case-insensitive, dotfiles included), tested once per
+ * string instead of once per glob; an exact match of the glob text counts too, as in picomatch.
+ */
+function compileAnyGlob(globs: readonly string[]): (input: string) => boolean {
+  if (globs.length === 0) return () => false;
+  const options = { nocase: true, dot: true };
+  const sources = globs.map((glob) => picomatch.makeRe(glob, options).source);
+  const combined = new RegExp(sources.map((source) => `(?:${source})`).join("|"), "i");
+  const literal = new Set(globs);
+  return (input) => input !== "" && (combined.test(input) || literal.has(input));
 }

@@ -60,4 +60,42 @@ describe("secret guard", () => {
     expect(configured.isSecret("server.pem")).toBe(true);
     expect(configured.isSecret("test/fixtures/deeper/cert.pem")).toBe(true);
   });
+
+  it("judges a walk's new entry exactly as isSecret judges its whole path", () => {
+    const names = [
+      "src",
+      ".env",
+      ".ENV.local",
+      ".env.example",
+      "id_rsa.pub",
+      "x.pem",
+      "public.key",
+      "tokens",
+      "fixtures",
+      "cert.pem",
+      "a\\.env",
+      "readme.md",
+    ];
+    const configs = [
+      {},
+      { patterns: ["*.secret", "config/tokens/**", "tokens"] },
+      { allow: ["fixtures/*.pem", "public.key"] },
+    ];
+    let compared = 0;
+    for (const config of configs) {
+      const configured = createSecretGuard(config);
+      const walk = (parent: string, depth: number) => {
+        for (const name of names) {
+          const relPath = parent === "" ? name : `${parent}/${name}`;
+          expect(configured.isSecretEntry(relPath, name), relPath).toBe(configured.isSecret(relPath));
+          compared++;
+          // a walk never enters a secret folder, so only non-secret folders get children
+          if (depth < 2 && !configured.isSecret(relPath)) walk(relPath, depth + 1);
+        }
+      };
+      walk("", 0);
+      walk("config", 1);
+    }
+    expect(compared).toBeGreaterThan(500);
+  });
 });

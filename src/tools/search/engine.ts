@@ -47,6 +47,8 @@ export interface GrepOutcome {
   skippedLargeFiles: number;
   skippedBinaryFiles: number;
   engine: "ripgrep" | "node";
+  /** Threads the Node engine scanned with, when it used worker threads. */
+  threads?: number;
 }
 
 export type GrepEngineResult =

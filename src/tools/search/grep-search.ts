@@ -5,9 +5,11 @@ import type { GrepOutcome, GrepRequest } from "./engine.js";
 import { isNameOnly } from "./glob.js";
 import { compileMatcher, type LineMatcher } from "./matcher.js";
 
-/** The walk, the engines and the `ignore` package load on the first search, not with every `gantry tool`. */
-const loadSearchModules = () =>
-  Promise.all([import("./search-root.js"), import("./ripgrep.js"), import("./node-grep.js")]);
+/**
+ * The walk, the engines and the `ignore` package load on the first search, not with every `gantry tool`;
+ * the Node engine (and its worker threads) only when it is the one that answers.
+ */
+const loadSearchModules = () => Promise.all([import("./search-root.js"), import("./ripgrep.js")]);
 
 const GrepSearchArgs = z.object({
   SearchPath: z
@@ -57,7 +59,7 @@ export function createGrepSearchTool(env: ToolEnvironment) {
           "Query must be a single line: grep_search matches one line at a time.",
         );
       }
-      const [{ resolveSearchRoot, searchEngineSetting }, { findRipgrep, ripgrepSearch }, { nodeSearch }] =
+      const [{ resolveSearchRoot, searchEngineSetting }, { findRipgrep, ripgrepSearch }] =
         await loadSearchModules();
       const root = await resolveSearchRoot(env.workspace, args.SearchPath, "file_or_directory");
       if (!root.ok) return root.result;
@@ -73,6 +75,7 @@ export function createGrepSearchTool(env: ToolEnvironment) {
         : undefined;
       // an rg too old for these flags, or one that crashed: the Node engine answers instead
       if (result === undefined || (!result.ok && result.code === "execution_failed" && compiled.ok)) {
+        const { nodeSearch } = await import("./node-grep.js");
         result = await nodeSearch(request, (compiled as { matcher: LineMatcher }).matcher);
       }
       if (!result.ok) return errorResult(result.code, result.message);
@@ -141,6 +144,7 @@ function formatOutcome(
     skippedLargeFiles: outcome.skippedLargeFiles,
     skippedBinaryFiles: outcome.skippedBinaryFiles,
     engine: outcome.engine,
+    ...(outcome.threads === undefined ? {} : { threads: outcome.threads }),
   });
 }
 

@@ -35,6 +35,8 @@ export interface IgnoreChain {
   readonly rules: Ignore;
   /** Every rule judges names only (no "/" but a trailing one), so the name alone decides. */
   readonly namesOnly: boolean;
+  /** For a names-only chain: false when no rule can match this name (the library need not be asked). */
+  readonly mayMatchName: (name: string) => boolean;
   readonly parent: IgnoreChain | undefined;
 }
 
@@ -50,12 +52,38 @@ export function extendChain(
   } catch {
     return chain;
   }
+  const lines = text.split(/\r?\n/);
+  const namesOnly = lines.every((line) => isCommentOrNameRule(line.trim()));
   return {
     base: relDir,
     rules: ignore({ allowRelativePaths: true, ignorecase: false }).add(text),
-    namesOnly: text.split(/\r?\n/).every((line) => isCommentOrNameRule(line.trim())),
+    namesOnly,
+    mayMatchName: namesOnly ? nameRulePrefilter(lines) : () => true,
     parent: chain,
   };
+}
+
+/**
+ * A quick necessary condition for name-only rules: a rule's text before its first `*` must start the
+ * name and its text after its last `*` must end it. Most names fail every rule at once, which spares
+ * the library (its per-path cache and checks) on every file of a large tree. Rules with other glob
+ * syntax (`?`, `[`, escapes) always say "maybe" and are left to the library.
+ */
+function nameRulePrefilter(lines: readonly string[]): (name: string) => boolean {
+  const affixes: { prefix: string; suffix: string }[] = [];
+  for (const raw of lines) {
+    const line = raw.trimEnd();
+    if (line === "" || line.startsWith("#")) continue;
+    const body = line.replace(/^!/, "").replace(/\/+$/, "");
+    if (/[?[\\]|^\s/.test(body)) return () => true;
+    const firstStar = body.indexOf("*");
+    affixes.push(
+      firstStar < 0
+        ? { prefix: body, suffix: body }
+        : { prefix: body.slice(0, firstStar), suffix: body.slice(body.lastIndexOf("*") + 1) },
+    );
+  }
+  return (name) => affixes.some((rule) => name.startsWith(rule.prefix) && name.endsWith(rule.suffix));
 }
 
 function isCommentOrNameRule(line: string): boolean {
@@ -71,6 +99,7 @@ function isCommentOrNameRule(line: string): boolean {
 export function isGitIgnored(chain: IgnoreChain | undefined, relPath: string, isDir: boolean): boolean {
   for (let link = chain; link !== undefined; link = link.parent) {
     if (link.base !== "" && !relPath.startsWith(`${link.base}/`)) continue;
+    if (link.namesOnly && !link.mayMatchName(relPath.slice(relPath.lastIndexOf("/") + 1))) continue;
     // name-only rules: the name decides, which spares the library re-checking every parent folder
     const local = link.namesOnly
       ? relPath.slice(relPath.lastIndexOf("/") + 1)

@@ -1,33 +1,57 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import path from "node:path";
 import {
   comparePaths,
   createResultCollector,
   type GrepEngineResult,
-  type GrepLine,
+  type GrepOutcome,
   type GrepRequest,
 } from "./engine.js";
+import { absolutePath, createFileScanner, SCAN_BINARY, SCAN_LARGE } from "./file-scanner.js";
 import { compileGlobs } from "./glob.js";
 import type { LineMatcher } from "./matcher.js";
+import { createScanPool, type PoolOptions, type ScanPool } from "./scan-pool.js";
 import { walkWorkspace } from "./walk.js";
 
-const CHUNK_BYTES = 64 * 1024;
 const FILES_PER_SLICE = 256;
-const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /**
  * The pure-Node engine: same walk rules, same skips, same order as the ripgrep engine. Each file is
  * streamed through one reused buffer, never loaded whole; a NUL byte anywhere marks it binary (as
- * ripgrep judges it) and its lines are dropped.
+ * ripgrep judges it) and its lines are dropped. Many files are scanned by worker threads as well.
  */
-export async function nodeSearch(request: GrepRequest, matcher: LineMatcher): Promise<GrepEngineResult> {
-  const files = await candidateFiles(request);
+export async function nodeSearch(
+  request: GrepRequest,
+  matcher: LineMatcher,
+  poolOptions: PoolOptions = {},
+): Promise<GrepEngineResult> {
+  // the pool starts its workers only once the walk has found enough files, and they scan while it walks
+  const pool = createScanPool(request, matcher, poolOptions);
+  try {
+    await addCandidateFiles(request, pool);
+    const outcome = pool.usesWorkers()
+      ? await searchInPool(request, matcher, pool)
+      : await searchHere(request, matcher, pool.files.sort(comparePaths));
+    return { ok: true, outcome };
+  } finally {
+    pool.close();
+  }
+}
+
+function emptyOutcome(): GrepOutcome {
+  return {
+    files: [],
+    matches: 0,
+    matchedFiles: 0,
+    skippedLargeFiles: 0,
+    skippedBinaryFiles: 0,
+    engine: "node",
+  };
+}
+
+/** On this thread alone, in path order, keeping lines while the cap has room. */
+async function searchHere(request: GrepRequest, matcher: LineMatcher, files: string[]) {
   const collector = createResultCollector(request.maxMatches, request.matchPerLine);
   const scanner = createFileScanner(matcher, request.maxFileBytes);
-  let matches = 0;
-  let matchedFiles = 0;
-  let skippedLargeFiles = 0;
-  let skippedBinaryFiles = 0;
+  const outcome = emptyOutcome();
   for (let i = 0; i < files.length; i++) {
     if (i % FILES_PER_SLICE === FILES_PER_SLICE - 1) {
       await new Promise((resolve) => setImmediate(resolve));
@@ -36,32 +60,55 @@ export async function nodeSearch(request: GrepRequest, matcher: LineMatcher): Pr
     const rel = files[i] as string;
     // seed 001: after the cap no line is kept, but every file is still judged so the skips are counted
     const keep = request.matchPerLine ? Math.max(0, collector.room()) : 0;
-    const scan = scanner.scan(path.join(request.root, rel), keep);
-    if (scan.kind === "large") skippedLargeFiles++;
-    else if (scan.kind === "binary") skippedBinaryFiles++;
+    const scan = scanner.scan(absolutePath(request.root, rel), keep);
+    if (scan.kind === "large") outcome.skippedLargeFiles++;
+    else if (scan.kind === "binary") outcome.skippedBinaryFiles++;
     else if (scan.kind === "text" && scan.count > 0) {
-      matchedFiles++;
-      matches += request.matchPerLine ? scan.count : 1;
+      outcome.matchedFiles++;
+      outcome.matches += request.matchPerLine ? scan.count : 1;
       collector.add(rel, scan.lines);
     }
   }
-  return {
-    ok: true,
-    outcome: {
-      files: collector.files,
-      matches,
-      matchedFiles,
-      skippedLargeFiles,
-      skippedBinaryFiles,
-      engine: "node",
-    },
-  };
+  outcome.files = collector.files;
+  return outcome;
 }
 
-async function candidateFiles(request: GrepRequest): Promise<string[]> {
+/** Counts on every thread, then the lines of just the first matching files (read again, in path order). */
+async function searchInPool(request: GrepRequest, matcher: LineMatcher, pool: ScanPool) {
+  const { counts, threads } = await pool.finish();
+  const files = pool.files;
+  const outcome: GrepOutcome = { ...emptyOutcome(), threads };
+  const matched: number[] = [];
+  for (let i = 0; i < counts.length; i++) {
+    const code = counts[i] as number;
+    if (code === SCAN_LARGE) outcome.skippedLargeFiles++;
+    else if (code === SCAN_BINARY) outcome.skippedBinaryFiles++;
+    else if (code > 0) {
+      matched.push(i);
+      outcome.matchedFiles++;
+      outcome.matches += request.matchPerLine ? code : 1;
+    }
+  }
+  // only the matching files need path order; the skips are counts
+  matched.sort((a, b) => comparePaths(files[a] as string, files[b] as string));
+  const collector = createResultCollector(request.maxMatches, request.matchPerLine);
+  const scanner = createFileScanner(matcher, request.maxFileBytes);
+  for (const i of matched) {
+    if (collector.room() <= 0) break;
+    const rel = files[i] as string;
+    const scan = request.matchPerLine
+      ? scanner.scan(absolutePath(request.root, rel), collector.room())
+      : undefined;
+    collector.add(rel, scan?.kind === "text" ? scan.lines : []);
+  }
+  outcome.files = collector.files;
+  return outcome;
+}
+
+/** The walk's files (or the one file searched), fed to the pool as they are found. */
+async function addCandidateFiles(request: GrepRequest, pool: ScanPool): Promise<void> {
+  if (!request.searchIsDir) return pool.add(request.searchRel);
   const isIncluded = request.includes.length > 0 ? compileGlobs(request.includes) : undefined;
-  if (!request.searchIsDir) return [request.searchRel];
-  const files: string[] = [];
   await walkWorkspace({
     root: request.root,
     startRel: request.searchRel,
@@ -70,174 +117,9 @@ async function candidateFiles(request: GrepRequest): Promise<string[]> {
     signal: request.signal,
     visit(entry) {
       if (!entry.isDir && (!isIncluded || isIncluded(entry.rel, entry.name, request.searchRel))) {
-        files.push(entry.rel);
+        pool.add(entry.rel);
       }
       return undefined;
     },
   });
-  return files.sort(comparePaths);
-}
-
-interface LineSpan {
-  start: number;
-  end: number;
-}
-
-export type FileScan =
-  | { kind: "large" | "binary" | "unreadable" }
-  | { kind: "text"; count: number; lines: GrepLine[] };
-
-/** Scans files one at a time through one buffer; the buffer grows only for lines longer than it. */
-export function createFileScanner(matcher: LineMatcher, maxFileBytes: number) {
-  let buffer: Buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-
-  function scan(abs: string, keepLines: number): FileScan {
-    let fd: number;
-    try {
-      fd = openSync(abs, OPEN_FLAGS);
-    } catch {
-      return { kind: "unreadable" };
-    }
-    try {
-      // most files fit the first read, whose short count gives their size: no fstat for them
-      const wanted = Math.min(buffer.length, maxFileBytes + 1);
-      const first = readSync(fd, buffer, 0, wanted, null);
-      if (first > maxFileBytes) return { kind: "large" };
-      let size = first;
-      if (first === wanted) {
-        const stats = fstatSync(fd);
-        if (!stats.isFile()) return { kind: "unreadable" };
-        if (stats.size > maxFileBytes) return { kind: "large" };
-        size = stats.size;
-      }
-      return scanOpenFile(fd, size, keepLines, first);
-    } catch {
-      return { kind: "unreadable" };
-    } finally {
-      closeSync(fd);
-    }
-  }
-
-  /** Streams the rest of an open file; `buffer[0, firstRead)` already holds its start. */
-  function scanOpenFile(fd: number, size: number, keepLines: number, firstRead: number): FileScan {
-    const state: ScanState = { count: 0, lines: [], keepLines, lineBase: 1, fileOffset: 0, fd };
-    let filled = 0;
-    let read = firstRead;
-    let readTotal = firstRead;
-    for (;;) {
-      // views, not the whole buffer: Buffer.indexOf scans to the end of what it is given
-      if (read > 0 && buffer.subarray(filled, filled + read).indexOf(0) >= 0) return { kind: "binary" };
-      const total = filled + read;
-      if (read === 0) {
-        if (total > 0) searchRegion(state, total);
-        return { kind: "text", count: state.count, lines: state.lines };
-      }
-      const lastBreak = buffer.lastIndexOf(10, total - 1);
-      if (lastBreak < 0) {
-        filled = total;
-      } else {
-        searchRegion(state, lastBreak + 1);
-        buffer.copyWithin(0, lastBreak + 1, total);
-        filled = total - lastBreak - 1;
-      }
-      if (filled === buffer.length) buffer = grow(buffer);
-      // the size is known: skip the extra read that would only report the end of the file
-      read = readTotal >= size ? 0 : readSync(fd, buffer, filled, buffer.length - filled, null);
-      readTotal += read;
-    }
-  }
-
-  interface ScanState {
-    count: number;
-    lines: GrepLine[];
-    keepLines: number;
-    /** Line number of buffer[0], or 0 while the lines before it are not counted (counted only if needed). */
-    lineBase: number;
-    /** File offset of buffer[0]. */
-    fileOffset: number;
-    fd: number;
-  }
-
-  /** Finds the matching lines in buffer[0, end), which ends at a line break or at the end of the file. */
-  function searchRegion(state: ScanState, end: number): void {
-    const region = buffer.subarray(0, end);
-    const hits = matcher.needle ? byteHits(region, matcher.needle) : textHits(region);
-    if (hits.length === 0) {
-      state.lineBase = 0;
-    } else {
-      if (state.lineBase === 0) state.lineBase = 1 + countBreaksBefore(state.fd, state.fileOffset);
-      let line = state.lineBase;
-      let counted = 0;
-      for (const hit of hits) {
-        line += countBreaks(region, counted, hit.start);
-        counted = hit.start;
-        state.count++;
-        if (state.lines.length < state.keepLines) {
-          state.lines.push({ line, text: region.toString("utf8", hit.start, hit.end).replace(/\r$/, "") });
-        }
-      }
-      state.lineBase = line + countBreaks(region, counted, end);
-    }
-    state.fileOffset += end;
-  }
-
-  function byteHits(region: Buffer, needle: Buffer): LineSpan[] {
-    const hits: LineSpan[] = [];
-    for (let from = 0; from < region.length; ) {
-      const at = region.indexOf(needle, from);
-      if (at < 0) break;
-      const start = at === 0 ? 0 : region.lastIndexOf(10, at - 1) + 1;
-      const lineEnd = nextBreak(region, at);
-      hits.push({ start, end: lineEnd });
-      from = lineEnd + 1;
-    }
-    return hits;
-  }
-
-  /** One test over the whole region first; only a region that matches is checked line by line. */
-  function textHits(region: Buffer): LineSpan[] {
-    const pattern = matcher.chunkPattern as RegExp;
-    pattern.lastIndex = 0;
-    if (!pattern.test(region.toString("utf8"))) return [];
-    const hits: LineSpan[] = [];
-    for (let start = 0; start < region.length; ) {
-      const lineEnd = nextBreak(region, start);
-      if (matcher.test(region.toString("utf8", start, lineEnd))) hits.push({ start, end: lineEnd });
-      start = lineEnd + 1;
-    }
-    return hits;
-  }
-
-  return { scan };
-}
-
-function grow(buffer: Buffer): Buffer {
-  const larger = Buffer.allocUnsafe(buffer.length * 2);
-  buffer.copy(larger);
-  return larger;
-}
-
-function nextBreak(region: Buffer, from: number): number {
-  const at = region.indexOf(10, from);
-  return at < 0 ? region.length : at;
-}
-
-function countBreaks(buffer: Buffer, from: number, to: number): number {
-  let count = 0;
-  for (let at = buffer.indexOf(10, from); at >= 0 && at < to; at = buffer.indexOf(10, at + 1)) count++;
-  return count;
-}
-
-const scratch = Buffer.allocUnsafe(CHUNK_BYTES);
-
-/** Line breaks in the file before `offset` (read again: only needed when a match appears past the first chunk). */
-function countBreaksBefore(fd: number, offset: number): number {
-  let count = 0;
-  for (let position = 0; position < offset; ) {
-    const read = readSync(fd, scratch, 0, Math.min(scratch.length, offset - position), position);
-    if (read === 0) break;
-    count += countBreaks(scratch.subarray(0, read), 0, read);
-    position += read;
-  }
-  return count;
 }

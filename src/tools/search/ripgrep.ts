@@ -20,10 +20,10 @@ import {
   type GrepLine,
   type GrepRequest,
 } from "./engine.js";
+import { createFileScanner } from "./file-scanner.js";
 import { compileGlobs, normalizeGlob } from "./glob.js";
 import { rebaseGitignore, SKIPPED_FOLDER_NAMES } from "./ignore.js";
 import type { LineMatcher } from "./matcher.js";
-import { createFileScanner } from "./node-grep.js";
 
 let cachedRipgrep: string | null | undefined;
 
@@ -201,15 +201,21 @@ function parseCounts(stdout: Buffer, stderr: string, request: GrepRequest) {
   let listed = 0;
   let matchedLines = 0;
   let end = 0;
-  // bytes, not a decoded string: only the few matching paths are ever decoded
-  for (let start = 0; start < stdout.length; start = end + 1) {
-    end = stdout.indexOf(10, start);
-    if (end < 0) end = stdout.length;
-    const nul = stdout.indexOf(0, start);
-    if (nul < 0 || nul > end) break; // the blank line before the statistics
+  // bytes, not a decoded string: only the few matching paths are ever decoded. A plain loop over the
+  // bytes (a path may hold a line break, a count never does): 50,000 Buffer.indexOf calls cost twice as
+  // much in a fresh process. A blank line ends the list.
+  for (let at = 0; at < stdout.length && stdout[at] !== 10; at = end + 1) {
+    let nul = at;
+    while (nul < stdout.length && stdout[nul] !== 0) nul++;
+    if (nul >= stdout.length) {
+      end = stdout.length;
+      break;
+    }
     listed++;
+    end = nul + 1;
+    while (end < stdout.length && stdout[end] !== 10) end++;
     if (end === nul + 2 && stdout[nul + 1] === 48) continue; // "0": no match, the common case
-    const rel = cleanPath(stdout.toString("utf8", start, nul));
+    const rel = cleanPath(stdout.toString("utf8", at, nul));
     const count = Number(stdout.toString("latin1", nul + 1, end));
     if (count > 0 && keep(rel)) {
       matchedFiles.push({ path: rel, count });

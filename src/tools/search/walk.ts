@@ -74,7 +74,7 @@ function readFolder(folder: PendingFolder, options: WalkOptions, pending: Pendin
     const isDir = kind === "dir";
     if (isDir && SKIPPED_FOLDER_NAMES.has(entry.name)) continue;
     const rel = folder.rel === "" ? entry.name : `${folder.rel}/${entry.name}`;
-    if (options.secrets.isSecret(rel) || isGitIgnored(chain, rel, isDir)) continue;
+    if (options.secrets.isSecretEntry(rel, entry.name) || isGitIgnored(chain, rel, isDir)) continue;
     const abs = `${folder.abs}/${entry.name}`;
     const descend = options.visit({ rel, name: entry.name, abs, isDir, depth });
     if (isDir && descend !== false && (options.maxDepth === undefined || depth < options.maxDepth)) {

@@ -1,0 +1,169 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { GrepEngineResult, GrepRequest } from "../../../src/tools/search/engine.js";
+import { REPO_ROOT } from "../../support/cli.js";
+import { createTempWorkspace, type TempWorkspace } from "../../support/workspace.js";
+import { BINARY } from "./support.js";
+
+// Worker threads run compiled JavaScript, so these tests drive the built modules under dist/ (build first,
+// as for the CLI tests); under the TypeScript loader the Node engine scans on the calling thread alone.
+type Dist = {
+  nodeSearch: typeof import("../../../src/tools/search/node-grep.js").nodeSearch;
+  countInPool: typeof import("../../../src/tools/search/scan-pool.js").countInPool;
+  defaultWorkerUrl: typeof import("../../../src/tools/search/scan-pool.js").defaultWorkerUrl;
+  compileMatcher: typeof import("../../../src/tools/search/matcher.js").compileMatcher;
+  checkSearchRoot: typeof import("../../../src/tools/search/ignore.js").checkSearchRoot;
+  createSecretGuard: typeof import("../../../src/workspace/secrets.js").createSecretGuard;
+};
+
+const distModule = (rel: string) => import(pathToFileURL(path.join(REPO_ROOT, "dist", rel)).href);
+
+let dist: Dist;
+let ws: TempWorkspace;
+
+function tree(): Record<string, string | Uint8Array> {
+  const files: Record<string, string | Uint8Array> = {
+    ".gitignore": "*.log\n",
+    "skip.log": "alpha ignored\n",
+    ".env": "alpha=secret\n",
+    "big.txt": "alpha filler\n".repeat(10_000),
+    "image.png": BINARY,
+    "late-nul.txt": `alpha early\n${"pad\n".repeat(20_000)}\u0000alpha tail\n`,
+    "crlf.txt": "Alpha one\r\nalpha two\r\n",
+  };
+  for (let i = 0; i < 60; i++) {
+    files[`src/m${i % 4}/f${String(i).padStart(2, "0")}.ts`] =
+      i % 3 === 0 ? `alpha ${i}\nbeta\nalpha again ${i}\n` : `beta ${i}\n`;
+  }
+  return files;
+}
+
+beforeAll(async () => {
+  const [nodeGrep, pool, matcher, ignore, secrets] = await Promise.all([
+    distModule("tools/search/node-grep.js"),
+    distModule("tools/search/scan-pool.js"),
+    distModule("tools/search/matcher.js"),
+    distModule("tools/search/ignore.js"),
+    distModule("workspace/secrets.js"),
+  ]);
+  dist = { ...nodeGrep, ...pool, ...matcher, ...ignore, ...secrets } as Dist;
+  ws = await createTempWorkspace(tree());
+});
+afterAll(async () => {
+  await ws?.cleanup();
+});
+
+function request(query: string, options: Partial<GrepRequest> = {}): GrepRequest {
+  const check = dist.checkSearchRoot(ws.root, "", true);
+  if (!check.ok) throw new Error(check.reason);
+  return {
+    root: ws.root,
+    searchRel: "",
+    searchIsDir: true,
+    chain: check.chain,
+    gitignoreFolders: check.gitignoreFolders,
+    secrets: dist.createSecretGuard(),
+    secretAllowGlobs: [],
+    query,
+    isRegex: false,
+    caseInsensitive: false,
+    includes: [],
+    matchPerLine: true,
+    maxMatches: 7,
+    maxFileBytes: 100_000,
+    signal: new AbortController().signal,
+    ...options,
+  };
+}
+
+async function search(req: GrepRequest, pool: Parameters<Dist["nodeSearch"]>[2]) {
+  const compiled = dist.compileMatcher(req.query, req.isRegex, req.caseInsensitive);
+  if (!compiled.ok) throw new Error(compiled.message);
+  const result: GrepEngineResult = await dist.nodeSearch(req, compiled.matcher, pool);
+  if (!result.ok) throw new Error(result.message);
+  return result.outcome;
+}
+
+describe("the Node engine's scan workers", () => {
+  it("finds the compiled worker script next to the built module", () => {
+    expect(dist.defaultWorkerUrl()?.href).toMatch(/\/dist\/tools\/search\/scan-worker\.js$/);
+  });
+
+  it.each([
+    { query: "alpha" },
+    { query: "ALPHA", caseInsensitive: true },
+    { query: "^alpha \\d+$", isRegex: true },
+    { query: "alpha", matchPerLine: false },
+    { query: "no such text" },
+  ])("gives the same results, counts and skips as the calling thread alone for %j", async (options) => {
+    const req = request(options.query, options);
+    const alone = await search(req, { workers: 0 });
+    const pooled = await search(req, { workers: 2, minFiles: 0, batchFiles: 5, callerScans: false });
+    expect(alone.threads).toBeUndefined();
+    expect(pooled.threads).toBeGreaterThanOrEqual(1);
+    const { threads, ...rest } = pooled;
+    expect(rest).toEqual(alone);
+    expect(alone.skippedLargeFiles).toBe(1);
+    expect(alone.skippedBinaryFiles).toBe(2);
+  });
+
+  it("starts no worker for a small search, which the calling thread finishes before one could boot", async () => {
+    const outcome = await search(request("alpha"), {});
+    expect(outcome.threads).toBeUndefined();
+    expect(outcome.matchedFiles).toBeGreaterThan(0);
+  });
+
+  it("hands every batch to a worker when the calling thread only coordinates", async () => {
+    const req = request("alpha");
+    const compiled = dist.compileMatcher("alpha", false, false);
+    if (!compiled.ok) throw new Error(compiled.message);
+    const files = Array.from({ length: 40 }, (_, i) => `src/m${i % 4}/f${String(i).padStart(2, "0")}.ts`);
+    const { counts, threads } = await dist.countInPool({ ...req, files }, compiled.matcher, {
+      workers: 1,
+      minFiles: 0,
+      batchFiles: 3,
+      callerScans: false,
+    });
+    expect(threads).toBe(1);
+    expect([...counts]).toEqual(files.map((_, i) => (i % 3 === 0 ? 2 : 0)));
+  });
+
+  it("runs the bundled worker script, which sits next to the bundle chunk that starts it", async () => {
+    const bundle = path.join(REPO_ROOT, "dist", "bundle");
+    const starters = readdirSync(bundle).filter((name) =>
+      readFileSync(path.join(bundle, name), "utf8").includes('new URL("./scan-worker.js", import.meta.url)'),
+    );
+    expect(starters.length).toBeGreaterThan(0);
+    const req = request("alpha");
+    const compiled = dist.compileMatcher("alpha", false, false);
+    if (!compiled.ok) throw new Error(compiled.message);
+    const files = ["src/m0/f00.ts", "src/m1/f01.ts", "big.txt", "image.png"];
+    const { counts, threads } = await dist.countInPool({ ...req, files }, compiled.matcher, {
+      workers: 1,
+      minFiles: 0,
+      callerScans: false,
+      workerUrl: pathToFileURL(path.join(bundle, "scan-worker.js")),
+    });
+    expect(threads).toBe(1);
+    expect([...counts]).toEqual([2, 0, -1, -2]);
+  });
+
+  it("scans on the calling thread when the worker script cannot start", async () => {
+    const req = request("alpha");
+    const missing = pathToFileURL(path.join(ws.parent, "no-such-worker.js"));
+    const outcome = await search(req, { workers: 1, minFiles: 0, batchFiles: 4, workerUrl: missing });
+    expect(outcome.threads).toBe(1);
+    const alone = await search(req, { workers: 0 });
+    expect({ ...outcome, threads: undefined }).toEqual({ ...alone, threads: undefined });
+  });
+
+  it("stops when the call is aborted", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(
+      search(request("alpha", { signal: controller.signal }), { workers: 1, minFiles: 0 }),
+    ).rejects.toThrow();
+  });
+});
