@@ -50,5 +50,3 @@ function isValidUtf8Prefix(sample: Uint8Array): boolean {
     return false;
   }
 }
-
-export const UTF8_BOM = "\uFEFF";
