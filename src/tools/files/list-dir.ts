@@ -1,6 +1,7 @@
 import type { Dirent } from "node:fs";
 import { lstat, readdir, readlink } from "node:fs/promises";
 import { z } from "zod";
+import { isAtomicTempName } from "../../workspace/atomic-write.js";
 import { openVerifiedDirectory } from "../../workspace/paths.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { defineTool, errorResult, okResult } from "../contract.js";
@@ -40,14 +41,17 @@ export function createListDirTool(env: ToolEnvironment) {
       try {
         const all = await readdir(opened.path, { withFileTypes: true });
         ctx.signal.throwIfAborted();
-        const visible = all.filter((entry) => !workspace.secrets.isSecret(joinRel(rel, entry.name)));
+        // a write in progress (or one a crash cut short) is not an entry of the folder
+        const entries = all.filter((entry) => !isAtomicTempName(entry.name));
+        const visible = entries.filter((entry) => !workspace.secrets.isSecret(joinRel(rel, entry.name)));
         visible.sort(foldersFirstByName);
         const { lines, shown } = await describeEntries(visible, opened.path, rel, workspace);
-        return okResult(listingText(lines, visible.length, all.length - visible.length, shown), {
+        const hidden = entries.length - visible.length;
+        return okResult(listingText(lines, visible.length, hidden, shown), {
           path: rel || ".",
           entries: visible.length,
           shown,
-          hidden: all.length - visible.length,
+          hidden,
           truncated: shown < visible.length,
         });
       } finally {

@@ -12,6 +12,7 @@ import {
 import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import picomatch from "picomatch";
+import { ATOMIC_TEMP_PREFIX } from "../../workspace/atomic-write.js";
 import { DEFAULT_SECRET_EXCEPTIONS, DEFAULT_SECRET_PATTERNS } from "../../workspace/secrets.js";
 import {
   comparePaths,
@@ -133,6 +134,7 @@ function filterArgs(request: GrepRequest, ignoreFile: string | undefined): strin
     `--threads=${Math.max(2, availableParallelism())}`,
   ];
   for (const name of SKIPPED_FOLDER_NAMES) args.push(`--glob=!${name}/`);
+  args.push(`--glob=!${ATOMIC_TEMP_PREFIX}*`);
   if (request.secretAllowGlobs.length === 0) {
     for (const pattern of prunableSecretPatterns()) args.push(`--iglob=!${pattern}`);
   }

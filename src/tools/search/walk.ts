@@ -1,5 +1,6 @@
 import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
+import { isAtomicTempName } from "../../workspace/atomic-write.js";
 import type { SecretGuard } from "../../workspace/secrets.js";
 import { extendChain, type IgnoreChain, isGitIgnored, SKIPPED_FOLDER_NAMES } from "./ignore.js";
 
@@ -72,7 +73,7 @@ function readFolder(folder: PendingFolder, options: WalkOptions, pending: Pendin
     const kind = entryKind(entry, folder.abs);
     if (kind === "other") continue;
     const isDir = kind === "dir";
-    if (isDir && SKIPPED_FOLDER_NAMES.has(entry.name)) continue;
+    if (isDir ? SKIPPED_FOLDER_NAMES.has(entry.name) : isAtomicTempName(entry.name)) continue;
     const rel = folder.rel === "" ? entry.name : `${folder.rel}/${entry.name}`;
     if (options.secrets.isSecretEntry(rel, entry.name) || isGitIgnored(chain, rel, isDir)) continue;
     const abs = `${folder.abs}/${entry.name}`;

@@ -43,6 +43,13 @@ describe("list_dir", () => {
     expect(result.metadata).toMatchObject({ path: ".", entries: 5, shown: 5, hidden: 0, truncated: false });
   });
 
+  it("does not list the temporary file of a write in progress or cut short by a crash", async () => {
+    const list = await open({ "a.txt": "a", ".gantry-tmp-4242-0a1b2c3d": "half-written" });
+    const result = await list(".");
+    expect(result.text).toBe("a.txt (1 B)");
+    expect(result.metadata).toMatchObject({ entries: 1, hidden: 0 });
+  });
+
   it("lists a subfolder by relative or absolute path, under its aliases too", async () => {
     const list = await open({ "src/a.ts": "a", "src/lib/b.ts": "b" });
     expect((await list("src")).text).toBe("lib/\na.ts (1 B)");

@@ -49,6 +49,14 @@ describe.each<Engine>(["ripgrep", "node"])("grep_search (%s engine)", (engine) =
     expect(result.metadata).toMatchObject({ matches: 3, matchedFiles: 3, truncated: false });
   });
 
+  it("leaves out the temporary file of a write in progress or cut short by a crash", async () => {
+    const result = await grep(
+      { "a.txt": "hit\n", "src/.gantry-tmp-4242-0a1b2c3d": "hit half-written\n" },
+      { Query: "hit" },
+    );
+    expect(resultLines(result)).toEqual(["a.txt:1: hit"]);
+  });
+
   it("follows the configured secret patterns and exceptions", async () => {
     fixture = await searchFixture(
       { "a.txt": "hit\n", "db.secret": "hit\n", "conf/server.key": "hit\n", id_rsa: "hit\n" },
