@@ -15,35 +15,50 @@ import type { Check } from "./rules.js";
  * never asks, it passes only on a grant or an allow rule.
  */
 export function createConsentStep(permissions: SessionPermissions): ConsentStep {
+  // Parallel calls (read-only ones run together) take turns here: one question on screen at a time, and
+  // an answer "for this session" to the first covers the ones waiting behind it.
+  let previous: Promise<unknown> = Promise.resolve();
   return {
-    async resolve(call, decision, signal): Promise<ConsentOutcome> {
-      if (decision.verdict === "allow") return { allowed: true, source: decision.source };
-      if (decision.verdict === "deny")
-        return { allowed: false, source: decision.source, reason: decision.reason };
-      const checks = await checksForCall(call, permissions.workspace.root);
-      const rules = permissions.rules();
-      // hooks may have rewritten the arguments: a deny rule still holds for what will really run
-      if (permissions.mode) {
-        const again = decideChecks(checks, rules, permissions.mode);
-        if (again.verdict === "deny") return { allowed: false, source: again.source, reason: again.reason };
+    resolve(call, decision, signal): Promise<ConsentOutcome> {
+      if (decision.verdict === "allow") return Promise.resolve({ allowed: true, source: decision.source });
+      if (decision.verdict === "deny") {
+        return Promise.resolve({ allowed: false, source: decision.source, reason: decision.reason });
       }
-      let uncovered: Check[] = checks;
-      if (decision.verdict !== "force_ask") {
-        const yolo = permissions.mode === "yolo" && decision.verdict === "ask";
-        const covered = coverage(checks, rules, permissions.grants.rules(), { yolo });
-        if (covered.covered) return { allowed: true, source: covered.source };
-        uncovered = covered.uncovered;
-        if (decision.verdict === "deny_unless_prior_grant") {
-          return {
-            allowed: false,
-            source: decision.source,
-            reason: noPriorGrant(decision, uncovered, permissions),
-          };
-        }
-      }
-      return askUser(call, decision, uncovered, permissions, signal);
+      const turn = previous.then(() => resolveInTurn(permissions, call, decision, signal));
+      previous = turn.catch(() => undefined);
+      return turn;
     },
   };
+}
+
+async function resolveInTurn(
+  permissions: SessionPermissions,
+  call: PreparedCall,
+  decision: GateDecision,
+  signal: AbortSignal,
+): Promise<ConsentOutcome> {
+  const checks = await checksForCall(call, permissions.workspace.root);
+  const rules = permissions.rules();
+  // hooks may have rewritten the arguments: a deny rule still holds for what will really run
+  if (permissions.mode) {
+    const again = decideChecks(checks, rules, permissions.mode);
+    if (again.verdict === "deny") return { allowed: false, source: again.source, reason: again.reason };
+  }
+  let uncovered: Check[] = checks;
+  if (decision.verdict !== "force_ask") {
+    const yolo = permissions.mode === "yolo" && decision.verdict === "ask";
+    const covered = coverage(checks, rules, permissions.grants.rules(), { yolo });
+    if (covered.covered) return { allowed: true, source: covered.source };
+    uncovered = covered.uncovered;
+    if (decision.verdict === "deny_unless_prior_grant") {
+      return {
+        allowed: false,
+        source: decision.source,
+        reason: noPriorGrant(decision, uncovered, permissions),
+      };
+    }
+  }
+  return askUser(call, decision, uncovered, permissions, signal);
 }
 
 async function askUser(

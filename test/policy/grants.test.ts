@@ -1,6 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createCallbackAsker } from "../../src/policy/asker.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
 import { policyHarness, scriptedAsker } from "./support.js";
 
@@ -173,5 +174,60 @@ describe("grants", () => {
     // a grant the user gave the main agent covers the subagent too
     harness.permissions.grants.add("Bash(git status)", "test");
     expect((await harness.pipeline.run(gitStatus, { agentId: "worker-1" })).error).toBe(false);
+  });
+});
+
+describe("asks from parallel calls", () => {
+  function slowAsker(choice: "once" | "session") {
+    let open = 0;
+    let mostOpen = 0;
+    const asked: string[] = [];
+    const asker = createCallbackAsker({
+      onPermission: async (request) => {
+        open++;
+        mostOpen = Math.max(mostOpen, open);
+        asked.push(String(request.args.AbsolutePath));
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        open--;
+        return { choice };
+      },
+    });
+    return { asker, asked, mostOpen: () => mostOpen };
+  }
+
+  it("puts one question at a time to the user, in the order the calls came", async () => {
+    const { asker, asked, mostOpen } = slowAsker("once");
+    const { pipeline, ran } = policyHarness({
+      root: ws.root,
+      home: ws.home,
+      mode: "default",
+      hook: "ask",
+      asker,
+    });
+    const results = await Promise.all(
+      ["a.txt", "b.txt", "c.txt"].map((file) =>
+        pipeline.run({ name: "view_file", args: { AbsolutePath: file } }),
+      ),
+    );
+    expect(results.map((r) => r.error)).toEqual([false, false, false]);
+    expect(asked).toEqual(["a.txt", "b.txt", "c.txt"]);
+    expect(mostOpen()).toBe(1);
+    expect(ran).toHaveLength(3);
+  });
+
+  it("lets an answer 'for this session' cover the same call waiting behind it", async () => {
+    const { asker, asked } = slowAsker("session");
+    const { pipeline, ran } = policyHarness({
+      root: ws.root,
+      home: ws.home,
+      mode: "default",
+      hook: "ask",
+      asker,
+    });
+    const call = { name: "view_file", args: { AbsolutePath: "a.txt" } };
+    const results = await Promise.all([pipeline.run(call), pipeline.run(call)]);
+    expect(results.map((r) => r.error)).toEqual([false, false]);
+    expect(asked).toEqual(["a.txt"]);
+    expect(ran).toEqual(["view_file", "view_file"]);
   });
 });
