@@ -12,7 +12,7 @@ import {
 } from "../rules.js";
 import type { HandlerVerdict, HookDialect } from "./dialect.js";
 import { stringOrUndefined } from "./dialect.js";
-import { argsFromDialect, argsToDialect, CLAUDE_TOOLS } from "./tool-map.js";
+import { argsFromDialect, CLAUDE_TOOLS, sharedToolPayload } from "./tool-map.js";
 
 const EVENT_NAMES: Partial<Record<HookEventName, string>> = {
   pre_tool_execution: "PreToolUse",
@@ -31,18 +31,10 @@ export const claudeDialect: HookDialect = {
     dialectName: CLAUDE_TOOLS[call.name]?.name,
   }),
   encode(event, session) {
-    const tool = CLAUDE_TOOLS[event.call.name];
     const payload: Record<string, unknown> = {
-      session_id: session.sessionId,
-      transcript_path: session.transcriptPath,
-      cwd: session.workspaceRoot,
+      ...sharedToolPayload(CLAUDE_TOOLS, EVENT_NAMES[event.kind], event, session),
       permission_mode: "default",
-      hook_event_name: EVENT_NAMES[event.kind],
-      tool_name: tool?.name ?? event.call.name,
-      tool_input: argsToDialect(tool, event.call.args, session.workspaceRoot),
-      tool_use_id: event.call.callId,
     };
-    if (event.call.agentId !== "main") payload.agent_id = event.call.agentId;
     if (event.kind === "post_tool_execution") {
       const { result } = event;
       payload.tool_response = {

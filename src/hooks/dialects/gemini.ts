@@ -13,7 +13,7 @@ import {
 import { withContext } from "./claude.js";
 import type { HandlerVerdict, HookDialect } from "./dialect.js";
 import { stringOrUndefined } from "./dialect.js";
-import { argsFromDialect, argsToDialect, GEMINI_TOOLS } from "./tool-map.js";
+import { argsFromDialect, argsToDialect, GEMINI_TOOLS, sharedToolPayload } from "./tool-map.js";
 
 const EVENT_NAMES: Partial<Record<HookEventName, string>> = {
   pre_tool_execution: "BeforeTool",
@@ -37,18 +37,10 @@ export const geminiDialect: HookDialect = {
     dialectName: GEMINI_TOOLS[call.name]?.name,
   }),
   encode(event, session) {
-    const tool = GEMINI_TOOLS[event.call.name];
     const payload: Record<string, unknown> = {
-      session_id: session.sessionId,
-      transcript_path: session.transcriptPath,
-      cwd: session.workspaceRoot,
-      hook_event_name: EVENT_NAMES[event.kind],
+      ...sharedToolPayload(GEMINI_TOOLS, EVENT_NAMES[event.kind], event, session),
       timestamp: new Date().toISOString(),
-      tool_name: tool?.name ?? event.call.name,
-      tool_input: argsToDialect(tool, event.call.args, session.workspaceRoot),
-      tool_use_id: event.call.callId,
     };
-    if (event.call.agentId !== "main") payload.agent_id = event.call.agentId;
     if (event.kind === "post_tool_execution") {
       const { result } = event;
       payload.tool_response = {

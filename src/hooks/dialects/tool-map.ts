@@ -1,4 +1,5 @@
 import path from "node:path";
+import type { HookSessionFacts, ToolHookEvent } from "../events.js";
 
 /** A Gantry tool as another harness names it, with its argument names (Gantry's → the dialect's). */
 export interface DialectTool {
@@ -82,4 +83,28 @@ export function argsFromDialect(tool: DialectTool | undefined, input: Record<str
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(input)) out[back.get(key) ?? key] = value;
   return out;
+}
+
+/**
+ * The stdin fields Claude Code and Gemini CLI share for a tool event, in the dialect's own tool and
+ * argument names; each dialect adds its own (`permission_mode`, `timestamp`, `tool_response`).
+ */
+export function sharedToolPayload(
+  tools: Record<string, DialectTool>,
+  hookEventName: string | undefined,
+  event: ToolHookEvent,
+  session: HookSessionFacts,
+): Record<string, unknown> {
+  const tool = tools[event.call.name];
+  const payload: Record<string, unknown> = {
+    session_id: session.sessionId,
+    transcript_path: session.transcriptPath,
+    cwd: session.workspaceRoot,
+    hook_event_name: hookEventName,
+    tool_name: tool?.name ?? event.call.name,
+    tool_input: argsToDialect(tool, event.call.args, session.workspaceRoot),
+    tool_use_id: event.call.callId,
+  };
+  if (event.call.agentId !== "main") payload.agent_id = event.call.agentId;
+  return payload;
 }
