@@ -13,6 +13,7 @@ import { createAskPermissionTool } from "./permission/ask-permission.js";
 import { createListPermissionsTool } from "./permission/list-permissions.js";
 import { createFindByNameTool } from "./search/find-by-name.js";
 import { createGrepSearchTool } from "./search/grep-search.js";
+import { createReadUrlContentTool } from "./web/read-url-content.js";
 
 /** Every built-in tool, made for one session. Each tool family adds its factories here. */
 export function createBuiltinTools(env: ToolEnvironment): AnyTool[] {
@@ -25,6 +26,7 @@ export function createBuiltinTools(env: ToolEnvironment): AnyTool[] {
     createDeleteFileTool(env),
     createFindByNameTool(env),
     createGrepSearchTool(env),
+    createReadUrlContentTool(env),
     ...createExecTools(env),
     ...(env.permissions
       ? [

@@ -1,0 +1,33 @@
+import { z } from "zod";
+
+/** The `web` section of .agents/settings.json: how read_url_content bounds a fetch. */
+export const WebSettingsSchema = z.object({
+  timeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("limit of one read_url_content call in ms, redirects and body included (default 30000)"),
+  maxBytes: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("bytes of a response body read at most (default 5242880); past it the page is cut"),
+});
+export type WebSettings = z.infer<typeof WebSettingsSchema>;
+
+export interface ResolvedWebSettings {
+  timeoutMs: number;
+  maxBytes: number;
+}
+
+export const DEFAULT_WEB_TIMEOUT_MS = 30_000;
+export const DEFAULT_WEB_MAX_BYTES = 5 * 1024 * 1024;
+
+export function resolveWebSettings(settings: WebSettings = {}): ResolvedWebSettings {
+  return {
+    timeoutMs: settings.timeoutMs ?? DEFAULT_WEB_TIMEOUT_MS,
+    maxBytes: settings.maxBytes ?? DEFAULT_WEB_MAX_BYTES,
+  };
+}
