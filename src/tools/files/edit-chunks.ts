@@ -1,23 +1,16 @@
 import { z } from "zod";
 import { errorResult, okResult, type ToolErrorCode, type ToolResult } from "../contract.js";
 import {
-  commitFile,
   type EditDeps,
   editMetadata,
   editSummaryText,
   loadTextFile,
   resolveWriteTarget,
+  rewriteLoadedFile,
   underFileLock,
 } from "./edit-flow.js";
 import { lineStarts, locateTarget } from "./edit-match.js";
-import {
-  alignToForm,
-  conformText,
-  type DecodedText,
-  encodeText,
-  layoutOf,
-  modelTextForms,
-} from "./edit-text.js";
+import { alignToForm, type DecodedText, layoutOf, modelTextForms } from "./edit-text.js";
 
 /** The fields of one replacement, shared by replace_file_content and each multi_replace chunk. */
 export const replacementFields = {
@@ -161,16 +154,7 @@ export async function replaceInFile(
         ...failed,
       });
     }
-    const afterText = conformText(plan.text, file.decoded);
-    const bytes = encodeText(afterText, file.decoded);
-    const committed = await commitFile(deps, {
-      resolved,
-      previous: file,
-      bytes,
-      beforeText: file.decoded.text,
-      afterText,
-      signal,
-    });
+    const committed = await rewriteLoadedFile(deps, resolved, file, plan.text, signal);
     if (!committed.ok) return committed.result;
     const count = plan.applied.reduce((sum, chunk) => sum + chunk.occurrences, 0);
     const where = plan.applied.flatMap((chunk) => chunk.lines).join(", ");
@@ -179,7 +163,7 @@ export async function replaceInFile(
       `Edited ${resolved.rel}: replaced ${count} occurrence${count === 1 ? "" : "s"} at line(s) ${where}` +
       (adjusted ? " (found just outside the StartLine–EndLine given; the range was adjusted)" : "");
     return okResult(editSummaryText(headline, committed.value), {
-      ...editMetadata(resolved, committed.value, bytes.length),
+      ...editMetadata(resolved, committed.value, committed.value.bytesWritten),
       replacements: count,
       rangeAdjusted: adjusted,
       chunks: plan.applied,

@@ -11,7 +11,7 @@ import type { Workspace } from "../../workspace/workspace.js";
 import { errorResult, type ToolResult } from "../contract.js";
 import type { ToolEnvironment } from "../environment.js";
 import { type ChangeSummary, describeChange } from "./edit-diff.js";
-import { type DecodedText, decodeText } from "./edit-text.js";
+import { conformText, type DecodedText, decodeText, encodeText } from "./edit-text.js";
 
 /** What the edit tools need from the session (narrow, so tests can build it). */
 export interface EditDeps {
@@ -224,6 +224,30 @@ export async function commitFile(deps: EditDeps, request: CommitRequest): Promis
       hardlinkDetached: (previous?.stats.nlink ?? 1) > 1,
     },
   };
+}
+
+/**
+ * Writes new text over a file loaded under the lock, in the file's own conventions (line endings, BOM,
+ * final newline); the one step every edit of an existing file ends with.
+ */
+export async function rewriteLoadedFile(
+  deps: EditDeps,
+  resolved: ResolvedPath,
+  file: LoadedFile,
+  text: string,
+  signal: AbortSignal,
+): Promise<Step<Committed & { bytesWritten: number }>> {
+  const afterText = conformText(text, file.decoded);
+  const bytes = encodeText(afterText, file.decoded);
+  const committed = await commitFile(deps, {
+    resolved,
+    previous: file,
+    bytes,
+    beforeText: file.decoded.text,
+    afterText,
+    signal,
+  });
+  return committed.ok ? { ok: true, value: { ...committed.value, bytesWritten: bytes.length } } : committed;
 }
 
 /** The other side of the lock: a program outside this process may still have written meanwhile. */

@@ -12,9 +12,10 @@ import {
   editSummaryText,
   loadTextFile,
   resolveWriteTarget,
+  rewriteLoadedFile,
   underFileLock,
 } from "./edit-flow.js";
-import { conformText, encodeText, layoutOf } from "./edit-text.js";
+import { layoutOf } from "./edit-text.js";
 
 export const writeToFileParameters = z.object({
   TargetFile: z
@@ -115,19 +116,11 @@ async function overwriteFile(
   const file = loaded.value;
   const modelText =
     file.decoded.lineEnding === "mixed" ? args.CodeContent : args.CodeContent.replaceAll("\r\n", "\n");
-  const afterText = conformText(modelText, file.decoded);
-  const bytes = encodeText(afterText, file.decoded);
-  const committed = await commitFile(deps, {
-    resolved,
-    previous: file,
-    bytes,
-    beforeText: file.decoded.text,
-    afterText,
-    signal,
-  });
+  const committed = await rewriteLoadedFile(deps, resolved, file, modelText, signal);
   if (!committed.ok) return committed.result;
-  return okResult(editSummaryText(`Overwrote ${resolved.rel}, ${bytes.length} bytes`, committed.value), {
-    ...editMetadata(resolved, committed.value, bytes.length),
+  const { bytesWritten } = committed.value;
+  return okResult(editSummaryText(`Overwrote ${resolved.rel}, ${bytesWritten} bytes`, committed.value), {
+    ...editMetadata(resolved, committed.value, bytesWritten),
     created: false,
     ...layoutOf(file.decoded),
   });
