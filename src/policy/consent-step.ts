@@ -1,5 +1,11 @@
 import path from "node:path";
-import type { ConsentOutcome, ConsentStep, GateDecision, PreparedCall } from "../tools/gates.js";
+import {
+  type ConsentOutcome,
+  type ConsentStep,
+  createTurnQueue,
+  type GateDecision,
+  type PreparedCall,
+} from "../tools/gates.js";
 import type { PermissionAnswer } from "./asker.js";
 import { checksForCall } from "./checks.js";
 import { coverage, decideChecks } from "./evaluate.js";
@@ -15,18 +21,23 @@ import type { Check } from "./rules.js";
  * never asks, it passes only on a grant or an allow rule.
  */
 export function createConsentStep(permissions: SessionPermissions): ConsentStep {
-  // Parallel calls (read-only ones run together) take turns here: one question on screen at a time, and
-  // an answer "for this session" to the first covers the ones waiting behind it.
-  let previous: Promise<unknown> = Promise.resolve();
+  // Parallel calls (read-only ones run together) take turns here, in the order they arrived at the
+  // pipeline: one question on screen at a time, and an answer "for this session" to the first covers the
+  // ones waiting behind it.
+  const queue = createTurnQueue();
   return {
-    resolve(call, decision, signal): Promise<ConsentOutcome> {
-      if (decision.verdict === "allow") return Promise.resolve({ allowed: true, source: decision.source });
-      if (decision.verdict === "deny") {
-        return Promise.resolve({ allowed: false, source: decision.source, reason: decision.reason });
+    enter: () => queue.enter(),
+    async resolve(call, decision, signal, turn): Promise<ConsentOutcome> {
+      if (decision.verdict === "allow") return { allowed: true, source: decision.source };
+      if (decision.verdict === "deny")
+        return { allowed: false, source: decision.source, reason: decision.reason };
+      const own = turn ?? queue.enter();
+      try {
+        await own.ready;
+        return await resolveInTurn(permissions, call, decision, signal);
+      } finally {
+        own.release();
       }
-      const turn = previous.then(() => resolveInTurn(permissions, call, decision, signal));
-      previous = turn.catch(() => undefined);
-      return turn;
     },
   };
 }

@@ -58,9 +58,43 @@ export interface ConsentOutcome {
   source: string;
 }
 
+/**
+ * A call's place in the consent queue, taken as the call arrives: questions reach the user in the order
+ * the calls came, not in the order their hooks happened to finish.
+ */
+export interface ConsentTurn {
+  /** Settles once every call that arrived earlier has been answered or has left the pipeline. */
+  readonly ready: Promise<void>;
+  /** Lets the calls behind this one go on; called once the call needs consent no longer. */
+  release(): void;
+}
+
 /** Turns ask / force_ask / deny_unless_prior_grant into allow or deny, through grants and the asker. */
 export interface ConsentStep {
-  resolve(call: PreparedCall, decision: GateDecision, signal: AbortSignal): Promise<ConsentOutcome>;
+  /** Reserves a turn for a call that has just arrived (synchronously, so arrival order is kept). */
+  enter?(): ConsentTurn;
+  resolve(
+    call: PreparedCall,
+    decision: GateDecision,
+    signal: AbortSignal,
+    turn?: ConsentTurn,
+  ): Promise<ConsentOutcome>;
+}
+
+/** Turns that open one after another, in the order they were taken. */
+export function createTurnQueue(): { enter(): ConsentTurn } {
+  let tail: Promise<void> = Promise.resolve();
+  return {
+    enter() {
+      const ready = tail;
+      let release: () => void = () => undefined;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      tail = ready.then(() => released);
+      return { ready, release };
+    },
+  };
 }
 
 export function strictest(decisions: GateDecision[]): GateDecision {

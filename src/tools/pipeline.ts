@@ -4,10 +4,12 @@ import { errorResult } from "./contract.js";
 import {
   allowAllPolicy,
   type ConsentStep,
+  type ConsentTurn,
   denyUnanswerableConsent,
   type HookStep,
   noHooks,
   type PolicyStep,
+  type PreHookOutcome,
   type PreparedCall,
   strictest,
 } from "./gates.js";
@@ -46,7 +48,7 @@ export interface ToolPipeline {
 
 /**
  * The one way a tool runs (SPEC §1): lookup → validation → policy → pre-hooks → consent →
- * execute → output limit → post-hooks. Read this function top to bottom to follow a call.
+ * execute → output limit → post-hooks. Read `run` top to bottom to follow a call; `admit` holds steps 3–5.
  */
 export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
   const policy = deps.policy ?? allowAllPolicy;
@@ -79,35 +81,24 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
       return errorResult("invalid_arguments", `Invalid arguments for ${name}: ${parsedJson.message}`);
     const validated = validate(tool.spec.parameters, name, parsedJson.value);
     if (!validated.ok) return validated.result;
-    let call: PreparedCall = { callId, agentId, requestedName: request.name, tool, args: validated.args };
+    const prepared: PreparedCall = {
+      callId,
+      agentId,
+      requestedName: request.name,
+      tool,
+      args: validated.args,
+    };
 
-    // 3. permission policy: a deny ends the call before any hook runs
-    let policyDecision = await policy.decide(call, signal);
-    if (policyDecision.verdict === "deny") return deniedResult(policyDecision.source, policyDecision.reason);
-
-    // 4. pre-tool hooks (may rewrite the arguments; the rewrite is validated like the original)
-    const pre = await hooks.before(call, signal);
-    if (pre.decision.verdict === "deny")
-      return withHookWarnings(deniedResult(pre.decision.source, pre.decision.reason), pre.warnings);
-    if (pre.args !== call.args) {
-      const revalidated = validate(tool.spec.parameters, name, pre.args);
-      if (!revalidated.ok) return withHookWarnings(revalidated.result, pre.warnings);
-      call = { ...call, args: revalidated.args };
-      // the rules judge what will actually run: a rewrite cannot slip past a deny rule
-      policyDecision = await policy.decide(call, signal);
-      if (policyDecision.verdict === "deny") {
-        return withHookWarnings(deniedResult(policyDecision.source, policyDecision.reason), pre.warnings);
-      }
+    // steps 3–5 hold a place in the consent queue, taken now, while calls are still in arrival order
+    const turn = consent.enter?.();
+    let admitted: Admitted;
+    try {
+      admitted = await admit(prepared, signal, turn);
+    } finally {
+      turn?.release();
     }
-
-    // 5. consent: ask / force_ask / deny_unless_prior_grant go through grants and the asker
-    const decision = strictest([policyDecision, pre.decision]);
-    if (decision.verdict !== "allow") {
-      const outcome = await consent.resolve(call, decision, signal);
-      if (!outcome.allowed) {
-        return withHookWarnings(deniedResult(outcome.source, outcome.reason), pre.warnings);
-      }
-    }
+    if ("denied" in admitted) return admitted.denied;
+    const { call, pre } = admitted;
 
     // 6. execute
     const started = performance.now();
@@ -125,6 +116,48 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
     const context = [...pre.additionalContext, ...post.additionalContext];
     if (context.length > 0) result = { ...result, text: `${result.text}\n\n${context.join("\n")}` };
     return withHookWarnings(result, [...(pre.warnings ?? []), ...(post.warnings ?? [])]);
+  }
+
+  async function admit(
+    prepared: PreparedCall,
+    signal: AbortSignal,
+    turn: ConsentTurn | undefined,
+  ): Promise<Admitted> {
+    let call = prepared;
+    const name = call.tool.spec.name;
+    // 3. permission policy: a deny ends the call before any hook runs
+    let policyDecision = await policy.decide(call, signal);
+    if (policyDecision.verdict === "deny")
+      return { denied: deniedResult(policyDecision.source, policyDecision.reason) };
+
+    // 4. pre-tool hooks (may rewrite the arguments; the rewrite is validated like the original)
+    const pre = await hooks.before(call, signal);
+    if (pre.decision.verdict === "deny")
+      return {
+        denied: withHookWarnings(deniedResult(pre.decision.source, pre.decision.reason), pre.warnings),
+      };
+    if (pre.args !== call.args) {
+      const revalidated = validate(call.tool.spec.parameters, name, pre.args);
+      if (!revalidated.ok) return { denied: withHookWarnings(revalidated.result, pre.warnings) };
+      call = { ...call, args: revalidated.args };
+      // the rules judge what will actually run: a rewrite cannot slip past a deny rule
+      policyDecision = await policy.decide(call, signal);
+      if (policyDecision.verdict === "deny") {
+        return {
+          denied: withHookWarnings(deniedResult(policyDecision.source, policyDecision.reason), pre.warnings),
+        };
+      }
+    }
+
+    // 5. consent: ask / force_ask / deny_unless_prior_grant go through grants and the asker
+    const decision = strictest([policyDecision, pre.decision]);
+    if (decision.verdict !== "allow") {
+      const outcome = await consent.resolve(call, decision, signal, turn);
+      if (!outcome.allowed) {
+        return { denied: withHookWarnings(deniedResult(outcome.source, outcome.reason), pre.warnings) };
+      }
+    }
+    return { call, pre };
   }
 
   async function execute(
@@ -174,6 +207,9 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
 
   return { registry: deps.registry, run };
 }
+
+/** What steps 3–5 let through: the call as it will run and what the pre-hooks said, or the denial. */
+type Admitted = { call: PreparedCall; pre: PreHookOutcome } | { denied: ToolResult };
 
 /** Characters kept free for the truncation notice and its next-step hint. */
 const NOTICE_ROOM = 300;

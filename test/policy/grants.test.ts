@@ -197,11 +197,23 @@ describe("asks from parallel calls", () => {
 
   it("puts one question at a time to the user, in the order the calls came", async () => {
     const { asker, asked, mostOpen } = slowAsker("once");
+    // the first call's hook is the slowest: its question must still come first
+    const hookDelay: Record<string, number> = { "a.txt": 60, "b.txt": 20, "c.txt": 0 };
     const { pipeline, ran } = policyHarness({
       root: ws.root,
       home: ws.home,
       mode: "default",
-      hook: "ask",
+      hookStep: {
+        before: async (call) => {
+          await new Promise((resolve) => setTimeout(resolve, hookDelay[String(call.args.AbsolutePath)]));
+          return {
+            decision: { verdict: "ask", source: "hook test-hook" },
+            args: call.args,
+            additionalContext: [],
+          };
+        },
+        after: async () => ({ additionalContext: [] }),
+      },
       asker,
     });
     const results = await Promise.all(
