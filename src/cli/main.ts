@@ -45,9 +45,9 @@ async function main(argv: string[]): Promise<number> {
   return (await load()).run(rest, options);
 }
 
-const nodeMajor = Number(process.versions.node.split(".")[0]);
-if (nodeMajor < 22) {
-  process.stderr.write(`gantry: needs Node.js 22 or newer; this is Node.js ${process.versions.node}\n`);
+const [nodeMajor = 0, nodeMinor = 0] = process.versions.node.split(".").map(Number);
+if (nodeMajor < 22 || (nodeMajor === 22 && nodeMinor < 3)) {
+  process.stderr.write(`gantry: needs Node.js 22.3 or newer; this is Node.js ${process.versions.node}\n`);
   process.exit(1);
 }
 

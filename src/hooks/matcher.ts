@@ -1,4 +1,12 @@
-import { RE2JS } from "re2js";
+import { createRequire } from "node:module";
+import type { RE2JS } from "re2js";
+
+// loaded the first time a hook pattern is a regex: most sessions have no such hook, and RE2 is a large module
+let re2: typeof RE2JS | undefined;
+function loadRe2(): typeof RE2JS {
+  re2 ??= (createRequire(import.meta.url)("re2js") as typeof import("re2js")).RE2JS;
+  return re2;
+}
 
 /** The names a tool call can be matched by: Gantry's own (canonical + aliases) and the dialect's, if any. */
 export interface MatchNames {
@@ -38,7 +46,7 @@ export function compileMatcher(pattern: string | undefined, style: MatcherStyle)
   }
   let regex: RE2JS;
   try {
-    regex = RE2JS.compile(source);
+    regex = loadRe2().compile(source);
   } catch (cause) {
     const problem = `invalid RE2 pattern "${source}": ${(cause as Error).message}${globHint(source)}`;
     // Gemini CLI falls back to comparing the text exactly; native and Claude patterns match nothing.

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import type { Readable } from "node:stream";
 
@@ -36,6 +36,8 @@ export function runCommandHook(request: CommandHookRequest): Promise<CommandHook
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
+      // loaded on the first hook run: child_process is one of the costlier built-ins to start with
+      const { spawn } = process.getBuiltinModule("node:child_process");
       child = spawn(SHELL, ["-c", request.command], {
         cwd: request.cwd,
         env: request.env,

@@ -1,7 +1,6 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import ignore from "ignore";
-import { RE2JS } from "re2js";
 import type { SafetyLevel } from "../tools/contract.js";
 
 /**
@@ -128,7 +127,8 @@ function specifierMatcher(
 
 /**
  * `npm run test:*` (legacy prefix), `git * main` (`*` = any text), `ls *` (the trailing ` *` may
- * match nothing), else the exact command. Wildcards run on RE2: linear time whatever the rule.
+ * match nothing), else the exact command. A wildcard match finds the literal pieces in order, each at
+ * its leftmost place: never more than one pass per piece, whatever the rule or the command.
  */
 export function commandMatcher(specifier: string): (text: string) => boolean {
   const spec = specifier.replace(/\s+/g, " ");
@@ -136,15 +136,30 @@ export function commandMatcher(specifier: string): (text: string) => boolean {
     const prefix = spec.slice(0, -2);
     return (text) => text === prefix || (text.startsWith(prefix) && isWordBoundary(prefix, text));
   }
-  if (spec.includes("*")) {
-    const pieces = spec.split("*").map((piece) => RE2JS.quote(piece));
-    let expression = pieces.join(".*");
-    const stars = pieces.length - 1;
-    if (stars === 1 && spec.endsWith(" *")) expression = `${RE2JS.quote(spec.slice(0, -2))}(?: .*)?`;
-    const pattern = RE2JS.compile(expression, RE2JS.DOTALL);
-    return (text) => pattern.matches(text);
+  const pieces = spec.split("*");
+  if (pieces.length === 2 && spec.endsWith(" *")) {
+    const prefix = spec.slice(0, -2);
+    return (text) => text === prefix || text.startsWith(`${prefix} `);
   }
+  if (pieces.length > 1) return (text) => matchesPieces(pieces, text);
   return (text) => text === spec;
+}
+
+/** Whether `text` is pieces[0] + any + pieces[1] + any + … + the last piece (any text may hold newlines). */
+function matchesPieces(pieces: readonly string[], text: string): boolean {
+  const first = pieces[0] as string;
+  const last = pieces[pieces.length - 1] as string;
+  if (!text.startsWith(first) || !text.endsWith(last)) return false;
+  const end = text.length - last.length;
+  let at = first.length;
+  // the leftmost place of each middle piece leaves the most room for the ones after it
+  for (let i = 1; i < pieces.length - 1; i++) {
+    const piece = pieces[i] as string;
+    const found = text.indexOf(piece, at);
+    if (found < 0) return false;
+    at = found + piece.length;
+  }
+  return at <= end;
 }
 
 /** `git diff:*` matches `git diff --stat` and `git diff` but not `git diff-tree`. */

@@ -1,4 +1,4 @@
-import { createInterface, type Interface } from "node:readline/promises";
+import type { Interface } from "node:readline/promises";
 import type { Asker, PermissionAnswer, PermissionRequest, Question } from "./asker.js";
 
 export interface TerminalAskerOptions {
@@ -23,7 +23,10 @@ export function createTerminalAsker(options: TerminalAskerOptions = {}): Asker &
   };
 
   async function prompt(text: string, signal: AbortSignal): Promise<string> {
-    lines ??= createInterface({ input, output, terminal: false });
+    // readline is loaded with the first question, not with every `gantry tool` start
+    lines ??= process
+      .getBuiltinModule("node:readline/promises")
+      .createInterface({ input, output, terminal: false });
     try {
       return (await lines.question(text, { signal })).trim();
     } finally {

@@ -1,4 +1,3 @@
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { copyFile, mkdir, realpath, rm } from "node:fs/promises";
@@ -9,15 +8,18 @@ import { PROTECTED_AGENT_CONFIG } from "../workspace/protected.js";
 /** One `git` call; rejects with git's own message. */
 export function git(cwd: string, args: string[], signal?: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(
-      "git",
-      ["-C", cwd, ...args],
-      { maxBuffer: 64 * 1024 * 1024, signal, env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } },
-      (error, stdout, stderr) => {
-        if (error) reject(new Error(`git ${args[0]} failed: ${(stderr || error.message).trim()}`));
-        else resolve(stdout);
-      },
-    );
+    // child_process is loaded with the first git call, not with every `gantry` start
+    process
+      .getBuiltinModule("node:child_process")
+      .execFile(
+        "git",
+        ["-C", cwd, ...args],
+        { maxBuffer: 64 * 1024 * 1024, signal, env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } },
+        (error, stdout, stderr) => {
+          if (error) reject(new Error(`git ${args[0]} failed: ${(stderr || error.message).trim()}`));
+          else resolve(stdout);
+        },
+      );
   });
 }
 

@@ -23,12 +23,24 @@ describe("command specifiers", () => {
     expect(commandMatcher("ls*")("lsof")).toBe(true);
   });
 
+  it("wildcard pieces match in order, never overlapping, and `*` spans newlines", () => {
+    expect(commandMatcher("a*a")("a")).toBe(false);
+    expect(commandMatcher("a*a")("aa")).toBe(true);
+    expect(commandMatcher("ab*b")("ab")).toBe(false);
+    expect(commandMatcher("ab*b")("abb")).toBe(true);
+    expect(commandMatcher("git * --force * main")("git push --force origin main")).toBe(true);
+    expect(commandMatcher("git * --force * main")("git push origin main --force x")).toBe(false);
+    expect(commandMatcher("echo ** done")("echo x done")).toBe(true);
+    expect(commandMatcher("echo * done")("echo a\nb done")).toBe(true);
+    expect(commandMatcher("*")("")).toBe(true);
+  });
+
   it("anything else is exact, with runs of spaces in the rule folded", () => {
     expect(commandMatcher("git  status")("git status")).toBe(true);
     expect(commandMatcher("git status")("git status -s")).toBe(false);
   });
 
-  it("regex characters in a rule are literal (and matching stays linear on RE2)", () => {
+  it("regex characters in a rule are literal, and matching stays linear", () => {
     expect(commandMatcher("echo (a|b) *")("echo (a|b) x")).toBe(true);
     expect(commandMatcher("echo (a|b) *")("echo a x")).toBe(false);
     const long = `${"a".repeat(50_000)}!`;

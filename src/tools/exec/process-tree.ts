@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { constants } from "node:os";
 
@@ -12,6 +12,9 @@ import { constants } from "node:os";
  * - `process-group`: the fallback; a signal to the group plus the descendants still findable by
  *   parent id. Misses a process that both left the group and was orphaned (a daemon).
  */
+/** child_process, loaded with the first command rather than with every `gantry` start. */
+const childProcess = () => process.getBuiltinModule("node:child_process");
+
 export type Isolation = "pid-namespace" | "process-group" | "sandbox";
 export type IsolationSetting = "auto" | "pid-namespace" | "process-group";
 
@@ -49,7 +52,10 @@ export function pidNamespaceArgs(): string[] | null {
   if (namespaceArgs !== undefined) return namespaceArgs;
   namespaceArgs = null;
   for (const args of [BWRAP_BASE, ["--unshare-user", ...BWRAP_BASE]]) {
-    const probe = spawnSync("bwrap", [...args, "--", "true"], { stdio: "ignore", timeout: 5_000 });
+    const probe = childProcess().spawnSync("bwrap", [...args, "--", "true"], {
+      stdio: "ignore",
+      timeout: 5_000,
+    });
     if (probe.status === 0) {
       namespaceArgs = args;
       break;
@@ -95,7 +101,7 @@ export function spawnProcessTree(options: SpawnTreeOptions): ProcessTree {
         ? ["bwrap", ...(pidNamespaceArgs() ?? []), "--", "bash", "-c", script]
         : ["bash", "-c", script];
   }
-  const child = spawn(argv[0] as string, argv.slice(1), {
+  const child = childProcess().spawn(argv[0] as string, argv.slice(1), {
     cwd: options.cwd,
     env: options.env,
     detached: true, // its own session and process group
