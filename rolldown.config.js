@@ -3,8 +3,12 @@
 import { defineConfig } from "rolldown";
 
 export default defineConfig({
-  // the search's worker thread script is an entry of its own, next to the chunk that starts it
-  input: { main: "dist/cli/main.js", "scan-worker": "dist/tools/search/scan-worker.js" },
+  // worker thread scripts (search scans, HTML → Markdown) are entries of their own, next to the chunks that start them
+  input: {
+    main: "dist/cli/main.js",
+    "scan-worker": "dist/tools/search/scan-worker.js",
+    "markdown-worker": "dist/tools/web/markdown-worker.js",
+  },
   platform: "node",
   // loaded on first use through their own module systems (a GopherJS build, a bubblewrap runtime)
   external: ["mvdan-sh", /^@anthropic-ai\/sandbox-runtime/],

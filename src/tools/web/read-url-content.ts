@@ -2,8 +2,9 @@ import { z } from "zod";
 import { defineTool, errorResult, okResult, type ToolErrorCode, type ToolResult } from "../contract.js";
 import type { ToolEnvironment } from "../environment.js";
 import { type CrossHostRedirect, type FetchedPage, fetchPage } from "./fetch-page.js";
-import { classifyPage, decodeBody, htmlToMarkdown, mediaTypeOf } from "./page-text.js";
-import { resolveWebSettings } from "./settings.js";
+import { classifyPage, decodeBody, mediaTypeOf } from "./page-text.js";
+import { type ResolvedWebSettings, resolveWebSettings } from "./settings.js";
+import { htmlToMarkdown, type MarkdownOutcome } from "./to-markdown.js";
 
 const ReadUrlContentParameters = z.object({
   Url: z
@@ -32,10 +33,13 @@ export function createReadUrlContentTool(env: ToolEnvironment) {
     async execute(args, ctx) {
       const url = parseHttpUrl(args.Url);
       if (!url.ok) return errorResult("invalid_arguments", url.message, { url: args.Url });
+      const started = Date.now();
       const outcome = await fetchPage(url.value, limits, ctx.signal);
       if (outcome.kind === "failure") return errorResult(outcome.code, outcome.message, { url: args.Url });
       if (outcome.kind === "redirect") return redirectResult(args.Url, outcome);
-      return pageResult(args.Url, outcome, limits.maxBytes);
+      // one limit covers the whole call: what the fetch left of it is what the conversion may take
+      const left = Math.max(0, limits.timeoutMs - (Date.now() - started));
+      return pageResult(args.Url, outcome, limits, ctx.signal, AbortSignal.timeout(left));
     },
   });
 }
@@ -80,7 +84,13 @@ function redirectResult(requested: string, redirect: CrossHostRedirect): ToolRes
   });
 }
 
-async function pageResult(requested: string, page: FetchedPage, maxBytes: number): Promise<ToolResult> {
+async function pageResult(
+  requested: string,
+  page: FetchedPage,
+  limits: ResolvedWebSettings,
+  callSignal: AbortSignal,
+  deadline: AbortSignal,
+): Promise<ToolResult> {
   const metadata = {
     url: requested,
     finalUrl: page.finalUrl,
@@ -100,11 +110,16 @@ async function pageResult(requested: string, page: FetchedPage, maxBytes: number
     return errorResult(ok ? "binary_file" : statusErrorCode(page.status), text, metadata);
   }
   const decoded = decodeBody(page.contentType, page.body, kind);
-  const converted =
-    kind === "html" ? await htmlToMarkdown(decoded.text, page.finalUrl) : { markdown: decoded.text };
+  let converted: { markdown: string; title?: string } = { markdown: decoded.text };
+  if (kind === "html") {
+    const signal = AbortSignal.any([callSignal, deadline]);
+    const outcome = await htmlToMarkdown(decoded.text, page.finalUrl, signal);
+    if (!outcome.ok) return conversionFailure(page, outcome, limits, metadata, callSignal.aborted);
+    converted = outcome.page;
+  }
   const header = headerLines(
     page,
-    maxBytes,
+    limits.maxBytes,
     decoded.unknownCharset,
     "title" in converted ? converted.title : undefined,
   );
@@ -115,6 +130,43 @@ async function pageResult(requested: string, page: FetchedPage, maxBytes: number
   }
   const body = converted.markdown.trim() === "" ? "[the page has no text]" : converted.markdown;
   return okResult(`${header.join("\n")}\n\n${body}`, metadata);
+}
+
+/** Why a fetched HTML page has no Markdown: the caller stopped, the call's time ran out, or the converter failed. */
+function conversionFailure(
+  page: FetchedPage,
+  outcome: Exclude<MarkdownOutcome, { ok: true }>,
+  limits: ResolvedWebSettings,
+  metadata: Record<string, unknown>,
+  stoppedByCaller: boolean,
+): ToolResult {
+  const what = `${page.finalUrl} (${page.body.byteLength} bytes of HTML)`;
+  if (outcome.reason === "aborted" && stoppedByCaller) {
+    return errorResult(
+      "aborted",
+      `read_url_content was stopped while converting ${what} to Markdown.`,
+      metadata,
+    );
+  }
+  if (outcome.reason === "aborted") {
+    return errorResult(
+      "timeout",
+      `${what} was fetched, but converting it to Markdown did not finish within the ${limits.timeoutMs} ms limit of one read_url_content call (web.timeoutMs in .agents/settings.json), so it was stopped.`,
+      metadata,
+    );
+  }
+  if (outcome.reason === "too_deep") {
+    return errorResult(
+      "execution_failed",
+      `${what} could not be converted to Markdown: its elements are nested too deeply (${outcome.message}).`,
+      metadata,
+    );
+  }
+  return errorResult(
+    "execution_failed",
+    `Converting ${what} to Markdown failed: ${outcome.message}`,
+    metadata,
+  );
 }
 
 function headerLines(page: FetchedPage, maxBytes: number, unknownCharset?: string, title?: string): string[] {
