@@ -1,5 +1,15 @@
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 import { applyCompaction } from "../agent/context.js";
 import { answerUnansweredCalls, type Conversation, createConversation } from "../agent/conversation.js";
@@ -72,9 +82,13 @@ export function createSessionWriter(
   return writer;
 }
 
-/** Continues an existing session file (resume): new events are appended after the old ones. */
+/**
+ * Continues an existing session file (resume): new events are appended after the old ones. A last line
+ * a crash left half-written is ended first, so it stays the only line lost, not the first new one too.
+ */
 export function appendSessionWriter(file: string, id: string): SessionWriter & { fd: number } {
-  const fd = openSync(file, "a", 0o600);
+  const fd = openSync(file, "a+", 0o600);
+  if (!endsWithNewline(fd)) writeSync(fd, "\n");
   let open = true;
   return {
     id,
@@ -90,6 +104,15 @@ export function appendSessionWriter(file: string, id: string): SessionWriter & {
       closeSync(fd);
     },
   };
+}
+
+/** Whether the file is empty or its last byte is a line break. */
+function endsWithNewline(fd: number): boolean {
+  const size = fstatSync(fd).size;
+  if (size === 0) return true;
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  return last[0] === 0x0a;
 }
 
 function writeLine(fd: number, value: unknown): void {

@@ -68,6 +68,23 @@ describe("JSONL sessions", () => {
     expect(loaded.problems[0]?.message).toContain("not JSON");
   });
 
+  it("resuming after a crash loses only the torn line, not the first new event", async () => {
+    ws = await createTempWorkspace();
+    const writer = createSessionWriter(sessionsDir(ws.home, ws.root), { workspace: ws.root });
+    writer.record(message({ role: "user", text: "before the crash" }));
+    writer.close();
+    appendFileSync(writer.file, '{"type":"message","mess');
+    const resumed = appendSessionWriter(writer.file, writer.id);
+    resumed.record(message({ role: "user", text: "after the resume" }));
+    resumed.close();
+    const loaded = loadSession(writer.file);
+    expect(loaded.conversation.messages).toEqual([
+      { role: "user", text: "before the crash" },
+      { role: "user", text: "after the resume" },
+    ]);
+    expect(loaded.problems.map((p) => p.line)).toEqual([3]);
+  });
+
   it("replays compaction and leaves subagent events out of the main conversation", async () => {
     ws = await createTempWorkspace();
     const writer = createSessionWriter(sessionsDir(ws.home, ws.root), { workspace: ws.root });
