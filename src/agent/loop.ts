@@ -197,13 +197,22 @@ async function answerCalls(run: LoopRun, calls: ToolCallRecord[], turn: number):
   });
 }
 
+/**
+ * A turn's tool calls are announced (`tool_call` events) once its stream has ended for good, so every
+ * announced call gets its `tool_result`: the calls of an attempt that failed and is retried are never
+ * announced. (Text deltas stream live; an `error` event with `retryInMs` says that attempt's text is dropped.)
+ */
 async function streamTurnWithRetry(run: LoopRun, turn: number): Promise<TurnOutcome> {
+  const announced = (outcome: TurnOutcome): TurnOutcome => {
+    for (const call of outcome.calls) run.emit({ type: "tool_call", turn, call });
+    return outcome;
+  };
   for (let attempt = 1; ; attempt++) {
     const outcome = await streamTurn(run, turn);
-    if (!outcome.error) return outcome;
+    if (!outcome.error) return announced(outcome);
     if (outcome.error.kind === "aborted" || run.signal.aborted) {
       // keep what the model already said; its calls are kept too and answered "aborted"
-      return { ...outcome, error: { kind: "aborted", message: "aborted" } };
+      return announced({ ...outcome, error: { kind: "aborted", message: "aborted" } });
     }
     const delay = retryDelay(outcome.error, attempt, run.retry);
     run.emit({
@@ -236,7 +245,6 @@ async function streamTurn(run: LoopRun, turn: number): Promise<TurnOutcome> {
       run.emit({ type: "text_delta", turn, text: part.text });
     } else if (part.type === "tool_call") {
       outcome.calls.push(part.call);
-      run.emit({ type: "tool_call", turn, call: part.call });
     } else if (part.type === "finish") {
       outcome.usage = part.usage;
     } else {

@@ -357,6 +357,29 @@ describe.each(["openai", "anthropic", "gemini"] as const)("agent loop over the %
     server?.assertDone();
   });
 
+  it("announces only the calls of the attempt that completed, each with exactly one result", async () => {
+    const spans: Span[] = [];
+    const { events, run } = await setup(
+      [
+        { text: "Reading.", toolCalls: [call("read", 1, "lost")], drop: true },
+        { text: "Reading.", toolCalls: [call("read", 1, "kept")] },
+        { text: "done" },
+      ],
+      [timedTool("read", "read_only", spans)],
+      100_000,
+      protocol,
+    );
+    const result = await run();
+    expect(result).toMatchObject({ reason: "completed", text: "done" });
+    const announced = events.flatMap((e) => (e.type === "tool_call" ? [e.call.callId] : []));
+    const answered = events.flatMap((e) => (e.type === "tool_result" ? [e.call.callId] : []));
+    // (Gemini's protocol has no call ids: Gantry makes its own, so compare the two lists)
+    expect(announced).toHaveLength(1);
+    expect(answered).toEqual(announced);
+    expect(spans).toHaveLength(1);
+    server?.assertDone();
+  });
+
   it("keeps the text and tool calls already streamed and answers each call as aborted", async () => {
     const spans: Span[] = [];
     const controller = new AbortController();
