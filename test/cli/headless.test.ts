@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createGantrySession } from "../../src/gantry.js";
+import { sessionsDir } from "../../src/session/jsonl.js";
 import { GANTRY_BIN, runGantry } from "../support/cli.js";
 import { type ModelServer, type Protocol, startModelServer } from "../support/model-server.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
@@ -234,6 +235,10 @@ describe.each(["openai", "anthropic", "gemini"] as const)("gantry -p over the %s
     expect(first.stderr).toBe("");
     expect(first.code, first.stderr).toBe(0);
     const sessionId = JSON.parse(first.stdout).session_id as string;
+    // a crash mid-write left a torn last line: it is reported, skipped, and the rest resumes
+    const sessionFile = path.join(sessionsDir(ws.home, realpathSync(ws.root)), `${sessionId}.jsonl`);
+    appendFileSync(sessionFile, '{"type":"message","mess');
+    const tornLine = readFileSync(sessionFile, "utf8").split("\n").length;
 
     server.script({
       expect: (request) => {
@@ -244,6 +249,8 @@ describe.each(["openai", "anthropic", "gemini"] as const)("gantry -p over the %s
     });
     const second = await runAgent(protocol, "What was the code word?", ["--resume", sessionId]);
     expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/^gantry: .* line \d+: not JSON .*; skipped\n$/);
+    expect(second.stderr.startsWith(`gantry: ${sessionFile} line ${tornLine}: not JSON`)).toBe(true);
     expect(JSON.parse(second.stdout)).toMatchObject({
       session_id: sessionId,
       result: "The code word was PELICAN.",
