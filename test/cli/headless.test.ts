@@ -149,6 +149,40 @@ describe.each(["openai", "anthropic", "gemini"] as const)("gantry -p over the %s
     expect(results[1]).toMatchObject({ result: { error: false } });
   });
 
+  it(
+    "recovers from a permission denial: the reason goes back to the model, which takes another way",
+    E2E,
+    async () => {
+      ws = await createTempWorkspace({ "notes.txt": "keep me\n" });
+      const notes = path.join(ws.root, "notes.txt");
+      server = await startModelServer([
+        {
+          toolCalls: [
+            {
+              name: "write_to_file",
+              args: { TargetFile: notes, Overwrite: true, CodeContent: "changed\n", Description: "rewrite" },
+            },
+          ],
+        },
+        {
+          expect: (request) => expect(request.text).toContain("Denied by approval mode default"),
+          toolCalls: [{ name: "view_file", args: { AbsolutePath: notes } }],
+        },
+        {
+          expect: (request) => expect(request.text).toContain("keep me"),
+          text: "I may not write files here; notes.txt still says: keep me.",
+        },
+      ]);
+      const run = await runAgent(protocol, "Rewrite notes.txt");
+      expect(run.code, run.stderr).toBe(0);
+      server.assertDone();
+      expect(readFileSync(notes, "utf8")).toBe("keep me\n");
+      const results = sessionLines(ws.home).filter((l) => l.type === "tool_result");
+      expect(results[0]).toMatchObject({ result: { error: true, errorCode: "denied" } });
+      expect(results[1]).toMatchObject({ result: { error: false } });
+    },
+  );
+
   it("retries a rate limit and a server error, then succeeds", E2E, async () => {
     ws = await createTempWorkspace();
     server = await startModelServer([
