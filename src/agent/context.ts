@@ -142,11 +142,7 @@ export async function summariseOlderTurns(
     if (part.type === "text_delta") summary += part.text;
     if (part.type === "error") return { ok: false, error: part.error };
   }
-  const userRequest = latestUserRequest(older);
-  const kept = userRequest
-    ? `\n\nThe user's latest request before this point, verbatim:\n${userRequest}`
-    : "";
-  return { ok: true, summary: `${summary.trim()}${kept}`, replacedCount: split };
+  return { ok: true, summary: `${summary.trim()}${keptRequestsBlock(older)}`, replacedCount: split };
 }
 
 const MAX_TRANSCRIPT_TEXT = 8_000;
@@ -177,12 +173,51 @@ export function renderTranscript(messages: readonly ConversationMessage[]): stri
   return `<conversation>\n${lines.join("\n")}\n</conversation>`;
 }
 
-function latestUserRequest(messages: readonly ConversationMessage[]): string | undefined {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i];
-    if (message?.role === "user" && message.source === undefined) return message.text;
+/** Marks the part of a summary that holds the user's own requests, one JSON string per line. */
+const REQUESTS_MARKER =
+  "The user's requests before this point, verbatim (oldest first; one JSON string each):";
+/** Characters of user requests a summary keeps word for word; beyond that the oldest are left to the summary. */
+const MAX_KEPT_REQUESTS = 12_000;
+
+/**
+ * Every request the user typed in the compacted part (and those an earlier summary kept), word for word:
+ * the tasks the user gave are never left to the model's paraphrase. The newest are kept when there are
+ * more than fit.
+ */
+function keptRequestsBlock(older: readonly ConversationMessage[]): string {
+  const requests: string[] = [];
+  for (const message of older) {
+    if (message.role === "summary") requests.push(...requestsKeptIn(message.text));
+    if (message.role === "user" && message.source === undefined) requests.push(message.text);
   }
-  return undefined;
+  const kept: string[] = [];
+  let size = 0;
+  for (let i = requests.length - 1; i >= 0; i--) {
+    const line = JSON.stringify(requests[i]);
+    if (size + line.length > MAX_KEPT_REQUESTS && kept.length > 0) break;
+    kept.unshift(line);
+    size += line.length;
+  }
+  if (kept.length === 0) return "";
+  const left = requests.length - kept.length;
+  const note = left > 0 ? `\n(${left} older requests are only in the summary above)` : "";
+  return `\n\n${REQUESTS_MARKER}\n${kept.join("\n")}${note}`;
+}
+
+/** The requests an earlier summary kept word for word. */
+function requestsKeptIn(summary: string): string[] {
+  const at = summary.indexOf(`\n${REQUESTS_MARKER}\n`);
+  if (at < 0) return [];
+  const requests: string[] = [];
+  for (const line of summary.slice(at + REQUESTS_MARKER.length + 2).split("\n")) {
+    if (!line.startsWith('"')) break;
+    try {
+      requests.push(JSON.parse(line) as string);
+    } catch {
+      break;
+    }
+  }
+  return requests;
 }
 
 /** Replaces the first `replacedCount` messages with one summary message (also used on session replay). */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createConversation } from "../../src/agent/conversation.js";
+import { type ConversationMessage, createConversation } from "../../src/agent/conversation.js";
 import type { AgentEvent } from "../../src/agent/events.js";
 import { createAgentInbox } from "../../src/agent/inbox.js";
 import { type AgentLoopOptions, runAgentLoop } from "../../src/agent/loop.js";
@@ -338,6 +338,71 @@ describe("agent loop", () => {
     expect(conversation.messages[1]).toMatchObject({ role: "user", text: "RECENT-DETAIL please continue" });
     const compaction = events.find((e) => e.type === "compaction");
     expect(compaction).toMatchObject({ replacedCount: 2 });
+    server?.assertDone();
+  });
+});
+
+describe("compaction keeps the user's requests", () => {
+  it("carries every request word for word through a second compaction", async () => {
+    const first = await setup(
+      [
+        { text: "SUMMARY ONE" },
+        {
+          expect: (request) => {
+            expect(request.text).toContain("task A: rename the config loader");
+            expect(request.text).toContain("task B: and add a test");
+          },
+          text: "ok",
+        },
+      ],
+      [],
+      200,
+    );
+    first.conversation.messages.push(
+      { role: "user", text: "task A: rename the config loader" },
+      { role: "assistant", text: `working ${"y".repeat(400)}`, toolCalls: [] },
+      { role: "user", text: "task B: and add a test\nwith two lines" },
+      { role: "assistant", text: `still working ${"z".repeat(400)}`, toolCalls: [] },
+      { role: "user", text: "RECENT" },
+      { role: "assistant", text: "recent answer", toolCalls: [] },
+    );
+    await first.run({
+      compaction: { contextWindow: 200, keepRecentTurns: 1 },
+      input: [{ role: "user", text: "go" }],
+    });
+    const summary = first.conversation.messages[0];
+    expect(summary?.role).toBe("summary");
+    server?.assertDone();
+
+    // a later compaction folds that summary in again: its kept requests survive with the new ones
+    const second = await setup(
+      [
+        { text: "SUMMARY TWO" },
+        {
+          expect: (request) => {
+            expect(request.text).toContain("SUMMARY TWO");
+            expect(request.text).toContain("task A: rename the config loader");
+            expect(request.text).toContain("task B: and add a test");
+            expect(request.text).toContain("task C: then update the docs");
+          },
+          text: "ok again",
+        },
+      ],
+      [],
+      200,
+    );
+    second.conversation.messages.push(
+      summary as ConversationMessage,
+      { role: "user", text: "task C: then update the docs" },
+      { role: "assistant", text: `docs ${"w".repeat(400)}`, toolCalls: [] },
+      { role: "user", text: "RECENT 2" },
+      { role: "assistant", text: "recent answer 2", toolCalls: [] },
+    );
+    const result = await second.run({
+      compaction: { contextWindow: 200, keepRecentTurns: 1 },
+      input: [{ role: "user", text: "go on" }],
+    });
+    expect(result.text).toBe("ok again");
     server?.assertDone();
   });
 });
