@@ -37,6 +37,12 @@ export interface GantryOptions {
   asker?: Asker;
   /** The hooks snapshot to use instead of reading the files (subagent sessions inherit their parent's). */
   hookConfig?: HookConfig;
+  /**
+   * The parent session's permissions, for a subagent's session in its worktree: the parent's approval
+   * mode, rules (with their files) and grants hold there as they are, and no settings file is read for
+   * them (`approvalMode` and `defaultApprovalMode` are ignored then).
+   */
+  parentPermissions?: SessionPermissions;
 }
 
 /** One Gantry session's tools: the workspace guard, the registry and the one pipeline. */
@@ -78,10 +84,20 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     fallbackApprovalMode: options.defaultApprovalMode,
     asker: options.asker,
     resolveTool: (name) => registryForRules?.lookup(name)?.spec.name,
+    ...(options.parentPermissions ? { parent: options.parentPermissions } : {}),
   });
-  // agents in a worktree get a session there with these settings, and never ask the user
+  // agents in a worktree get a session there with these settings, held to this session's permissions
+  // (settings merged into one object would lose which file may raise the mode and each rule's file),
+  // and never ask the user
   const openSession = (folder: string) =>
-    createGantrySession({ ...options, workspace: folder, settings, asker: undefined, hookConfig });
+    createGantrySession({
+      ...options,
+      workspace: folder,
+      settings,
+      asker: undefined,
+      hookConfig,
+      parentPermissions: permissions,
+    });
   const subagents = createSubagentHost({
     workspace,
     settings,

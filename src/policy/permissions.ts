@@ -3,7 +3,7 @@ import type { Settings } from "../config/settings.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { type Asker, createHeadlessAsker } from "./asker.js";
 import type { RuleSet } from "./evaluate.js";
-import { createGrantStore, type GrantStore, localSettingsFile } from "./grants.js";
+import { createGrantStore, type Grant, type GrantStore, localSettingsFile } from "./grants.js";
 import { loadPermissionSettings } from "./load.js";
 import type { ApprovalMode } from "./modes.js";
 import { compileRule, type Rule, type RuleContext, type RuleEntry } from "./rules.js";
@@ -20,6 +20,8 @@ export interface SessionPermissions {
   /** Where "yes, always" answers are saved. */
   readonly localSettingsFile: string;
   readonly warnings: readonly string[];
+  /** The rules as the settings files give them, before compiling (a worktree agent's session inherits them). */
+  readonly ruleEntries: readonly RuleEntry[];
   ruleContext(): RuleContext;
   rules(): RuleSet;
   ruleErrors(): { entry: RuleEntry; error: string }[];
@@ -38,21 +40,30 @@ export interface SessionPermissionsOptions {
   asker?: Asker;
   /** Canonical tool names for the native names and aliases rules use; the registry, once it exists. */
   resolveTool(name: string): string | undefined;
+  /**
+   * The parent session's permissions, for a subagent's session in another folder (its worktree): the
+   * parent's mode, its rules from every file (origins kept) and its grants hold there unchanged, and no
+   * settings file is read. `settings`, `approvalMode` and `fallbackApprovalMode` are ignored then.
+   */
+  parent?: SessionPermissions;
+}
+
+interface ResolvedPolicy {
+  mode: ApprovalMode | undefined;
+  modeSource: string;
+  entries: RuleEntry[];
+  warnings: string[];
 }
 
 export function createSessionPermissions(options: SessionPermissionsOptions): SessionPermissions {
   const workspaceRoot = options.workspace.root;
-  const home = options.home ?? homedir();
-  const loaded = loadPermissionSettings({ workspaceRoot, home, settings: options.settings });
+  const parent = options.parent;
+  const home = parent?.ruleContext().home ?? options.home ?? homedir();
   const context: RuleContext = { workspaceRoot, home, resolveTool: options.resolveTool };
-  let mode: ApprovalMode | undefined;
-  let modeSource: string;
-  if (options.approvalMode)
-    [mode, modeSource] = [options.approvalMode, "given by the caller (--approval-mode)"];
-  else if (loaded.mode) [mode, modeSource] = [loaded.mode.mode, loaded.mode.source];
-  else if (options.fallbackApprovalMode) [mode, modeSource] = [options.fallbackApprovalMode, "the default"];
-  else if (loaded.entries.length > 0) [mode, modeSource] = ["default", "the default (rules are configured)"];
-  else modeSource = "none: a library session without rules or approvalMode allows every call";
+  const { mode, modeSource, entries, warnings } = parent
+    ? inheritPolicy(parent, workspaceRoot)
+    : resolvePolicy(options, workspaceRoot, home);
+  const ownGrants = createGrantStore(context);
 
   // compiled on first use: native names and aliases resolve through the registry, built after the tools
   let compiled: { rules: RuleSet; errors: { entry: RuleEntry; error: string }[] } | undefined;
@@ -60,7 +71,7 @@ export function createSessionPermissions(options: SessionPermissionsOptions): Se
     if (compiled) return compiled;
     const rules: { deny: Rule[]; ask: Rule[]; allow: Rule[] } = { deny: [], ask: [], allow: [] };
     const errors: { entry: RuleEntry; error: string }[] = [];
-    for (const entry of loaded.entries) {
+    for (const entry of entries) {
       const result = compileRule(entry, context);
       if (result.ok) rules[entry.kind].push(result.rule);
       else errors.push({ entry, error: result.error });
@@ -74,11 +85,82 @@ export function createSessionPermissions(options: SessionPermissionsOptions): Se
     modeSource,
     asker: options.asker ?? createHeadlessAsker(),
     workspace: options.workspace,
-    grants: createGrantStore(context),
-    localSettingsFile: localSettingsFile(workspaceRoot),
-    warnings: loaded.warnings,
+    grants: parent ? inheritGrants(parent, ownGrants, context) : ownGrants,
+    // "always" answers belong in the parent's workspace, not in a worktree that is removed
+    localSettingsFile: parent?.localSettingsFile ?? localSettingsFile(workspaceRoot),
+    warnings,
+    ruleEntries: entries,
     ruleContext: () => context,
     rules: () => compile().rules,
     ruleErrors: () => compile().errors,
+  };
+}
+
+/** The mode and rules from `--approval-mode`, the settings files (load.ts) and the fallbacks, in that order. */
+function resolvePolicy(
+  options: SessionPermissionsOptions,
+  workspaceRoot: string,
+  home: string,
+): ResolvedPolicy {
+  const loaded = loadPermissionSettings({ workspaceRoot, home, settings: options.settings });
+  const policy = { entries: loaded.entries, warnings: loaded.warnings };
+  if (options.approvalMode)
+    return { ...policy, mode: options.approvalMode, modeSource: "given by the caller (--approval-mode)" };
+  if (loaded.mode) return { ...policy, mode: loaded.mode.mode, modeSource: loaded.mode.source };
+  if (options.fallbackApprovalMode)
+    return { ...policy, mode: options.fallbackApprovalMode, modeSource: "the default" };
+  if (loaded.entries.length > 0)
+    return { ...policy, mode: "default", modeSource: "the default (rules are configured)" };
+  return {
+    ...policy,
+    mode: undefined,
+    modeSource: "none: a library session without rules or approvalMode allows every call",
+  };
+}
+
+/**
+ * A worktree agent's policy is its parent's, never re-read from files: the worktree's own files could
+ * differ, and settings merged into one object lose both where a rule came from and which file may not
+ * switch on yolo. A `/path` rule of the parent's workspace names the same path in the worktree.
+ */
+function inheritPolicy(parent: SessionPermissions, workspaceRoot: string): ResolvedPolicy {
+  const parentRoot = parent.ruleContext().workspaceRoot;
+  return {
+    mode: parent.mode,
+    modeSource: parent.mode ? `${parent.modeSource}, as in the parent session` : parent.modeSource,
+    entries: parent.ruleEntries.map((entry) => ({
+      ...entry,
+      projectDir: entry.projectDir === parentRoot ? workspaceRoot : entry.projectDir,
+    })),
+    warnings: [...parent.warnings],
+  };
+}
+
+/**
+ * The parent's grants, as they stand at each call (a grant the user gives later covers the agent
+ * too, as it covers an agent in the parent's own folder), compiled for this folder; then this session's own.
+ */
+function inheritGrants(parent: SessionPermissions, own: GrantStore, context: RuleContext): GrantStore {
+  const parentRoot = parent.ruleContext().workspaceRoot;
+  const compiled = new WeakMap<Grant, Grant | undefined>();
+  const inherited = (grant: Grant): Grant | undefined => {
+    if (compiled.has(grant)) return compiled.get(grant);
+    const { kind, text, origin, projectDir } = grant.rule;
+    const entry = {
+      kind,
+      text,
+      origin,
+      projectDir: projectDir === parentRoot ? context.workspaceRoot : projectDir,
+    };
+    const result = compileRule(entry, context);
+    const local = result.ok ? { ...grant, rule: result.rule } : undefined;
+    compiled.set(grant, local);
+    return local;
+  };
+  const list = () => [...parent.grants.list().flatMap((grant) => inherited(grant) ?? []), ...own.list()];
+  return {
+    add: (text, source) => own.add(text, source),
+    list,
+    rules: () => list().map((grant) => grant.rule),
   };
 }

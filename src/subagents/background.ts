@@ -67,8 +67,9 @@ export async function messageAgent(
   if (record.resumeBlockedReason) return block(record, record.resumeBlockedReason);
   const saved = loadTranscript(record.transcriptFile);
   if (!saved.ok) return block(record, saved.reason);
-  // nested agents cannot receive notifications, so a subagent's follow-up runs in the foreground
-  const background = callerId === "main";
+  // nested agents cannot receive notifications, so a subagent's follow-up runs in the foreground;
+  // a working_dir agent runs in the foreground whoever calls (as when it was started)
+  const background = callerId === "main" && !saved.meta.workingDir;
   const request: SpawnRequest = {
     callerId: record.parentId,
     description: record.description,
