@@ -1,8 +1,13 @@
 import { mkdir, symlink } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checksForCall } from "../../src/policy/checks.js";
 import { type Check, commandMatcher, compileRule, type RuleContext } from "../../src/policy/rules.js";
+import type { AnyTool } from "../../src/tools/contract.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
+import { standInTools } from "./support.js";
+
+const writeTool = standInTools([]).find((tool) => tool.spec.name === "write_to_file") as AnyTool;
 
 describe("command specifiers", () => {
   it("`prefix:*` matches the prefix itself and anything after a word boundary", () => {
@@ -110,6 +115,24 @@ describe("path specifiers (gitignore style, as Claude Code reads them)", () => {
     expect(
       rule("Read(~/Documents/*.pdf)").matches(pathCheck("view_file", `${ws.root}/Documents/a.pdf`), "strict"),
     ).toBe(false);
+  });
+
+  it("an allow rule judges the resolved path only: Edit(src/**) does not cover src/peek/k, src/peek being a link to secrets/", async () => {
+    const [check] = await checksForCall({ tool: writeTool, args: { TargetFile: "src/peek/k" } }, ws.root);
+    expect(check?.value).toEqual({
+      type: "path",
+      named: path.join(ws.root, "src/peek/k"),
+      resolved: path.join(ws.root, "secrets/k"),
+      directory: false,
+    });
+    const through = check as Check;
+    // strict (allow rules, grants): where the write really lands
+    expect(rule("Edit(src/**)").matches(through, "strict")).toBe(false);
+    expect(rule("Edit(secrets/**)").matches(through, "strict")).toBe(true);
+    // loose (deny, ask): a rule on the real folder and one on the name as written both catch it
+    expect(rule("Edit(secrets/**)").matches(through, "loose")).toBe(true);
+    expect(rule("Edit(src/**)").matches(through, "loose")).toBe(true);
+    expect(rule("Edit(docs/**)").matches(through, "loose")).toBe(false);
   });
 
   it("a folder counts when the pattern covers what is inside it", () => {

@@ -1,4 +1,15 @@
-import { chmod, link, mkdir, readdir, readFile, stat, symlink, utimes, writeFile } from "node:fs/promises";
+import {
+  chmod,
+  link,
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  stat,
+  symlink,
+  utimes,
+  writeFile,
+} from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -64,6 +75,73 @@ describe("stale-file protection", () => {
     const stale = await h.run("replace_file_content", replaceArgs("a.txt", "c", "C", 3, 3));
     expect(stale.errorCode).toBe("stale_file");
     expect(await h.text("a.txt")).toBe("A\nB\nc\nd\n");
+  });
+
+  it("after a partial read of a large file, refuses the edit once the file's size changed", async () => {
+    // over maxFileBytes, view_file streams a range and hashes nothing: size, mtime and inode are all it keeps
+    const big = Array.from({ length: 20 }, (_, i) => `row ${String(i + 1).padStart(2, "0")}`).join("\n");
+    h = await createEditHarness({ "big.txt": `${big}\n` }, { settings: { limits: { maxFileBytes: 64 } } });
+    const view = await h.run("view_file", { AbsolutePath: "big.txt", StartLine: 1, EndLine: 2 });
+    expect(view.error).toBe(false);
+    expect(h.reads.get(path.join(h.ws.root, "big.txt"))?.sha256).toBeUndefined();
+    await writeFile(path.join(h.ws.root, "big.txt"), "row 01\nrow 02 shrunk by someone else\n");
+    const result = await h.run("replace_file_content", replaceArgs("big.txt", "row 01", "ROW 01", 1, 1));
+    expect(result.errorCode).toBe("stale_file");
+    expect(result.metadata.reason).toBe("changed");
+    expect(await h.text("big.txt")).toBe("row 01\nrow 02 shrunk by someone else\n");
+  });
+
+  it("after a partial read, refuses a same-size change by its mtime and a replaced file by its inode", async () => {
+    const content = Array.from({ length: 20 }, (_, i) => `row ${String(i + 1).padStart(2, "0")}`).join("\n");
+    h = await createEditHarness(
+      { "big.txt": `${content}\n` },
+      { settings: { limits: { maxFileBytes: 64 } } },
+    );
+    const abs = path.join(h.ws.root, "big.txt");
+    const partialRead = async () => {
+      expect((await h.run("view_file", { AbsolutePath: "big.txt", StartLine: 1, EndLine: 2 })).error).toBe(
+        false,
+      );
+      expect(h.reads.get(abs)?.sha256).toBeUndefined();
+    };
+    // the edit side allows the size, so the freshness check itself decides (a session whose limit was raised)
+    const deps: EditDeps = {
+      workspace: openWorkspace(h.ws.root, { limits: { maxFileBytes: 1024 } }),
+      reads: h.reads,
+      allowAgentConfigEdits: false,
+      requireReadBeforeEdit: true,
+      locks: createPathLock(),
+    };
+    const load = async () => {
+      const resolved = await resolveWriteTarget(deps, "big.txt");
+      if (!resolved.ok) throw new Error(resolved.result.text);
+      return loadTextFile(deps, resolved.value);
+    };
+    await partialRead();
+    expect((await load()).ok).toBe(true);
+
+    const before = await stat(abs);
+    const sameSize = content.replace("row 01", "ROW 01");
+    await writeFile(abs, `${sameSize}\n`);
+    await utimes(abs, before.atime, new Date(before.mtimeMs + 5_000));
+    const byMtime = await load();
+    expect(byMtime.ok).toBe(false);
+    if (!byMtime.ok)
+      expect(byMtime.result).toMatchObject({ errorCode: "stale_file", metadata: { reason: "changed" } });
+    expect(await h.text("big.txt")).toBe(`${sameSize}\n`);
+
+    await partialRead();
+    const seen = await stat(abs);
+    await writeFile(path.join(h.ws.root, "next.txt"), `${content}\n`);
+    await rename(path.join(h.ws.root, "next.txt"), abs);
+    await utimes(abs, seen.atime, seen.mtime);
+    const replaced = await stat(abs);
+    expect([replaced.size, replaced.mtimeMs]).toEqual([seen.size, seen.mtimeMs]);
+    expect(replaced.ino).not.toBe(seen.ino);
+    const byInode = await load();
+    expect(byInode.ok).toBe(false);
+    if (!byInode.ok) expect(byInode.result.errorCode).toBe("stale_file");
+    expect(await h.text("big.txt")).toBe(`${content}\n`);
   });
 
   it("needs no read in a one-shot session (gantry tool), where the tool's own read is checked instead", async () => {
@@ -201,6 +279,57 @@ describe("the files that govern the agent", () => {
     expect(result.errorCode).toBe("protected_path");
     const create = await h.run("write_to_file", writeArgs("cfg/settings.json", "{}", false));
     expect(create.errorCode).toBe("protected_path");
+  });
+
+  it("covers every .claude/settings*.json and .agents/settings*.json, not only the two known names", () => {
+    expect(isProtectedAgentConfig(".claude/settings.team.json")).toBe(true);
+    expect(isProtectedAgentConfig(".Claude/Settings.Team.JSON")).toBe(true);
+    expect(isProtectedAgentConfig(".agents/settings.team.json")).toBe(true);
+    expect(isProtectedAgentConfig(".claude/settings.json.bak")).toBe(false);
+    expect(isProtectedAgentConfig(".claude/agents/settings.json")).toBe(false);
+    expect(isProtectedAgentConfig(".gemini/settings.team.json")).toBe(false);
+  });
+
+  it("refuses creating or editing .claude/settings.team.json (Claude Code reads any settings*.json)", async () => {
+    h = await createEditHarness({ ".claude/settings.json": "{}\n", ".agents/settings.x.json": "{}\n" });
+    const create = await h.run("write_to_file", writeArgs(".claude/settings.team.json", "{}", false));
+    expect(create.errorCode).toBe("protected_path");
+    expect(create.text).toContain(".claude/settings.team.json");
+    expect(await readdir(path.join(h.ws.root, ".claude"))).toEqual(["settings.json"]);
+    await h.view(".agents/settings.x.json");
+    const edit = await h.run(
+      "replace_file_content",
+      replaceArgs(".agents/settings.x.json", "{}", "[]", 1, 1),
+    );
+    expect(edit.errorCode).toBe("protected_path");
+    expect(await h.text(".agents/settings.x.json")).toBe("{}\n");
+  });
+
+  it("refuses .claude/settings.team.json reached through a symlinked folder or as a symlink's target", async () => {
+    h = await createEditHarness({ "cfg/readme.md": "x\n", "team.json": "{}\n" });
+    await symlink(path.join(h.ws.root, "cfg"), path.join(h.ws.root, ".claude"));
+    const create = await h.run("write_to_file", writeArgs("cfg/settings.team.json", "{}", false));
+    expect(create.errorCode).toBe("protected_path");
+    expect(await readdir(path.join(h.ws.root, "cfg"))).toEqual(["readme.md"]);
+    await symlink(path.join(h.ws.root, "team.json"), path.join(h.ws.root, "cfg/settings.team.json"));
+    await h.view("team.json");
+    const behind = await h.run("replace_file_content", replaceArgs("team.json", "{}", "[]", 1, 1));
+    expect(behind.errorCode).toBe("protected_path");
+    const named = await h.run("write_to_file", writeArgs(".claude/settings.team.json", "[]", true));
+    expect(named.errorCode).toBe("protected_path");
+    const remove = await h.run("delete_file", { TargetFile: ".claude/settings.team.json" });
+    expect(remove.errorCode).toBe("protected_path");
+    expect(await h.text("team.json")).toBe("{}\n");
+  });
+
+  it("refuses creating the file a dangling protected link points to", async () => {
+    h = await createEditHarness({ ".claude/settings.json": "{}\n" });
+    await symlink("../later/team.json", path.join(h.ws.root, ".claude/settings.team.json"));
+    await mkdir(path.join(h.ws.root, "later"));
+    const create = await h.run("write_to_file", writeArgs("later/team.json", '{"permissions":{}}', false));
+    expect(create.errorCode).toBe("protected_path");
+    expect(create.text).toContain(".claude/settings.team.json");
+    expect(await readdir(path.join(h.ws.root, "later"))).toEqual([]);
   });
 
   it("allows them when settings say allowAgentConfigEdits", async () => {

@@ -42,7 +42,12 @@ describe("multi_replace_file_content", () => {
       .replace("line 20\n", "twenty\n")
       .replace("line 29\n", "");
     expect(await h.text("m.txt")).toBe(expected);
-    expect(result.metadata).toMatchObject({ replacements: 3, linesAdded: 4, linesRemoved: 3 });
+    expect(result.metadata).toMatchObject({
+      replacements: 3,
+      linesAdded: 4,
+      linesRemoved: 3,
+      rangeAdjusted: false,
+    });
   });
 
   it("applies none when one chunk fails, naming that chunk by index", async () => {
@@ -59,6 +64,48 @@ describe("multi_replace_file_content", () => {
     expect(result.text).toContain("ReplacementChunks[1] (chunk 2 of 3)");
     expect(result.metadata.failedChunk).toBe(1);
     expect(await h.text("m.txt")).toBe(FILE);
+  });
+
+  it("checks every chunk against the original file: text that only an earlier chunk adds is not found", async () => {
+    await viewed();
+    const result = await h.run(
+      "multi_replace_file_content",
+      multi([
+        chunk("line 2\n", "line 2\nadded by chunk 1\n", 2, 2),
+        chunk("added by chunk 1\n", "x\n", 3, 3),
+      ]),
+    );
+    expect(result.errorCode).toBe("no_match");
+    expect(result.text).toContain("ReplacementChunks[1] (chunk 2 of 2)");
+    expect(result.text).toContain("The file is unchanged.");
+    expect(result.metadata.failedChunk).toBe(1);
+    expect(await h.text("m.txt")).toBe(FILE);
+  });
+
+  it("locates a later chunk by the original line numbers exactly, however far an earlier chunk shifts lines", async () => {
+    // `x = 1` at lines 10 and 25; chunk 1 adds 15 lines above both, so line 25 of the edited text is the first one
+    const lines = Array.from({ length: 30 }, (_, i) => (i === 9 || i === 24 ? "x = 1" : `line ${i + 1}`));
+    const original = `${lines.join("\n")}\n`;
+    h = await createEditHarness({ "m.txt": original });
+    await h.view("m.txt");
+    const added = Array.from({ length: 15 }, (_, i) => `new ${i + 1}\n`).join("");
+    const result = await h.run(
+      "multi_replace_file_content",
+      multi([chunk("line 5\n", `line 5\n${added}`, 5, 5), chunk("x = 1\n", "x = 2\n", 25, 25)]),
+    );
+    expect(result.error).toBe(false);
+    const expectedLines = [...lines];
+    expectedLines[24] = "x = 2";
+    expectedLines[4] = `line 5\n${added.slice(0, -1)}`;
+    expect(await h.text("m.txt")).toBe(`${expectedLines.join("\n")}\n`);
+    expect(result.metadata).toMatchObject({
+      rangeAdjusted: false,
+      chunks: [
+        { occurrences: 1, lines: ["5"], rangeAdjusted: false },
+        { occurrences: 1, lines: ["25"], rangeAdjusted: false },
+      ],
+    });
+    expect(result.text).not.toContain("adjusted");
   });
 
   it("refuses overlapping chunks and changes nothing", async () => {

@@ -6,12 +6,14 @@ import { createBuiltinTools } from "../../../src/tools/builtin.js";
 import type { ToolResult } from "../../../src/tools/contract.js";
 import { createToolPipeline } from "../../../src/tools/pipeline.js";
 import { createToolRegistry } from "../../../src/tools/registry.js";
-import { createReadLedger } from "../../../src/workspace/read-ledger.js";
+import { createReadLedger, type ReadLedger } from "../../../src/workspace/read-ledger.js";
 import { openWorkspace } from "../../../src/workspace/workspace.js";
 import { createTempWorkspace, type TempWorkspace } from "../../support/workspace.js";
 
 export interface EditHarness {
   ws: TempWorkspace;
+  /** What the session's view_file recorded of each file (the edit tools' stale-file check reads it). */
+  reads: ReadLedger;
   /** One call through the real pipeline (lookup, validation, gates, execute, output limit). */
   run(name: string, args: Record<string, unknown>): Promise<ToolResult>;
   /** view_file of the whole file, as the agent would before editing. */
@@ -29,10 +31,11 @@ export async function createEditHarness(
   const ws = await createTempWorkspace(files);
   const settings = options.settings ?? {};
   const workspace = openWorkspace(ws.root, { limits: settings.limits, secrets: settings.secrets });
+  const reads = createReadLedger();
   const tools = createBuiltinTools({
     workspace,
     settings,
-    reads: createReadLedger(),
+    reads,
     inbox: createAgentInbox(),
     lifecycle: { onDispose: () => undefined },
     requireReadBeforeEdit: options.requireReadBeforeEdit,
@@ -44,6 +47,7 @@ export async function createEditHarness(
   const run = (name: string, args: Record<string, unknown>) => pipeline.run({ name, args });
   return {
     ws,
+    reads,
     run,
     view: (relPath) => run("view_file", { AbsolutePath: relPath }),
     bytes: (relPath) => readFile(path.join(ws.root, relPath)),
