@@ -131,7 +131,7 @@ async function sendInput(
   if (!task.running.acceptsInput) {
     const why = task.terminalId
       ? "commands in a persistent terminal read no standard input"
-      : "its standard input was closed";
+      : 'its standard input is closed (only a command started with WaitMsBeforeAsync 0 has one open for send_input, until an Input ending in "\\u0004" closes it)';
     return errorResult("conflict", `Task ${task.id} takes no input: ${why}.`);
   }
   const closes = args.Input.endsWith("\u0004");

@@ -42,6 +42,11 @@ export interface SpawnTreeOptions {
   isolation: IsolationSetting;
   /** A ready command line (the sandbox's wrapped bwrap call); runs under `sandbox` isolation. */
   sandboxedCommand?: string;
+  /**
+   * Standard input: `pipe`, a pipe that stays open for the caller to write (`child.stdin`); `null`,
+   * /dev/null, so a command that reads it gets end-of-input at once and never waits for input.
+   */
+  stdin: "pipe" | "null";
 }
 
 const BWRAP_BASE = ["--dev-bind", "/", "/", "--unshare-pid", "--die-with-parent", "--proc", "/proc"];
@@ -105,7 +110,7 @@ export function spawnProcessTree(options: SpawnTreeOptions): ProcessTree {
     cwd: options.cwd,
     env: options.env,
     detached: true, // its own session and process group
-    stdio: ["pipe", "pipe", "pipe"],
+    stdio: [options.stdin === "pipe" ? "pipe" : "ignore", "pipe", "pipe"],
   });
   const pid = child.pid ?? -1;
   let exitStatus: ExitStatus | undefined;

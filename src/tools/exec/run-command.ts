@@ -20,7 +20,7 @@ export const RunCommandArgs = z.object({
     .int()
     .min(0)
     .describe(
-      "Milliseconds to wait for the command to finish. Past it the command keeps running as a background task (see manage_task); 0 starts it in the background at once. A foreground wait longer than the session's command timeout (default 2 minutes) ends the command at the timeout.",
+      "Milliseconds to wait for the command to finish. Past it the command keeps running as a background task (see manage_task). 0 starts it in the background at once with its standard input open, for manage_task send_input (any other value gives it an empty standard input). A foreground wait longer than the session's command timeout (default 2 minutes) ends the command at the timeout.",
     ),
   RunPersistent: z
     .boolean()
@@ -46,7 +46,7 @@ export function createRunCommandTool(runtime: ExecRuntime, terminals: TerminalPo
     spec: {
       name: "run_command",
       description:
-        "Runs a bash command in the workspace. It returns the exit code and output if the command finishes within WaitMsBeforeAsync; otherwise it continues as a background task whose TaskId you manage with manage_task (status, send_input, kill). Standard input is an empty pipe that only send_input writes to. Escape sequences are stripped; long output shows head and tail, with the full output in a log file you can read with view_file.",
+        "Runs a bash command in the workspace. It returns the exit code and output if the command finishes within WaitMsBeforeAsync; otherwise it continues as a background task whose TaskId you manage with manage_task (status, send_input, kill). Standard input is empty (a command reading it gets end-of-input at once), except for a command started with WaitMsBeforeAsync 0, whose input stays open for send_input. Escape sequences are stripped; long output shows head and tail, with the full output in a log file you can read with view_file.",
       parameters: RunCommandArgs,
       safety: "execute",
       group: "Command",
@@ -70,7 +70,9 @@ export function createRunCommandTool(runtime: ExecRuntime, terminals: TerminalPo
         running =
           terminalId !== undefined
             ? await terminals.run(terminalId, args.CommandLine, cwd)
-            : await runtime.start(args.CommandLine, cwd);
+            : // only a command sent to the background at once is meant to be fed (send_input); any other
+              // reads end-of-input, so a foreground wait never blocks on a read of stdin
+              await runtime.start(args.CommandLine, cwd, { input: args.WaitMsBeforeAsync === 0 });
       } catch (cause) {
         return errorResult("execution_failed", `Could not start the command: ${(cause as Error).message}`);
       }

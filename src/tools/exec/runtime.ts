@@ -24,8 +24,15 @@ export interface ExecRuntime {
   /** Environment every command starts with. */
   readonly env: NodeJS.ProcessEnv;
   newCapture(): OutputCapture;
-  /** Starts a one-off command (bash) in `cwd`, in the sandbox when it is on. */
-  start(command: string, cwd: string, capture?: OutputCapture): Promise<RunningCommand>;
+  /**
+   * Starts a one-off command (bash) in `cwd`, in the sandbox when it is on. Its standard input is
+   * /dev/null (end-of-input at once) unless `input` is true: then an open pipe that `write` feeds.
+   */
+  start(
+    command: string,
+    cwd: string,
+    options?: { input?: boolean; capture?: OutputCapture },
+  ): Promise<RunningCommand>;
   /** Wraps a long-lived shell for a persistent terminal. */
   startShell(cwd: string, capture: OutputCapture): Promise<RunningCommand & { pid: number }>;
   /** Ends every command and terminal; later starts are refused. */
@@ -71,7 +78,12 @@ export function createExecRuntime(workspace: Workspace, settings: Settings): Exe
     pruneOldLogs(path.dirname(logFolder), path.basename(logFolder));
   }
 
-  async function launch(script: string, cwd: string, capture: OutputCapture): Promise<RunningCommand> {
+  async function launch(
+    script: string,
+    cwd: string,
+    capture: OutputCapture,
+    stdin: "pipe" | "null",
+  ): Promise<RunningCommand> {
     if (disposed) throw new Error("the session has ended");
     let sandboxedCommand: string | undefined;
     let release: (() => void) | undefined;
@@ -81,7 +93,14 @@ export function createExecRuntime(workspace: Workspace, settings: Settings): Exe
       sandboxedCommand = wrapped.commandLine;
       release = wrapped.release;
     }
-    const tree = spawnProcessTree({ script, cwd, env, isolation: resolved.isolation, sandboxedCommand });
+    const tree = spawnProcessTree({
+      script,
+      cwd,
+      env,
+      isolation: resolved.isolation,
+      sandboxedCommand,
+      stdin,
+    });
     const running = trackProcessTree(tree, capture, () => {
       live.delete(running);
       release?.();
@@ -104,11 +123,13 @@ export function createExecRuntime(workspace: Workspace, settings: Settings): Exe
         prepare: prepareLogFolder,
       });
     },
-    start(command, cwd, capture = runtime.newCapture()) {
-      return launch(command, cwd, capture);
+    start(command, cwd, options = {}) {
+      return launch(command, cwd, options.capture ?? runtime.newCapture(), options.input ? "pipe" : "null");
     },
     async startShell(cwd, capture) {
-      return (await launch("exec bash --noprofile --norc", cwd, capture)) as RunningCommand & { pid: number };
+      // the shell reads its commands from the pipe; each command gets /dev/null (terminals.ts)
+      const shell = await launch("exec bash --noprofile --norc", cwd, capture, "pipe");
+      return shell as RunningCommand & { pid: number };
     },
     async dispose() {
       if (disposed) return;

@@ -1,20 +1,37 @@
 import { z } from "zod";
 
-/** The `sandbox` section of .agents/settings.json (the --sandbox flag sets `enabled`). */
-export const SandboxSettingsSchema = z.object({
-  enabled: z.boolean().optional().describe("run every command in the sandbox (also: the --sandbox flag)"),
-  allowedDomains: z
-    .array(z.string())
-    .optional()
-    .describe('hosts commands may reach, e.g. "registry.npmjs.org", "*.github.com", "127.0.0.1:3000"'),
-  deniedDomains: z.array(z.string()).optional().describe("hosts refused even if an allowed pattern matches"),
-  allowWrite: z
-    .array(z.string())
-    .optional()
-    .describe("absolute folders writable besides the workspace (e.g. a package cache)"),
-  denyRead: z
-    .array(z.string())
-    .optional()
-    .describe("absolute paths unreadable besides the workspace's secret files"),
-});
-export type SandboxSettings = z.infer<typeof SandboxSettingsSchema>;
+const SANDBOX_FORMS = "expected true, false or an object such as {enabled, allowedDomains, ...}";
+
+const SandboxOptionsSchema = z.object(
+  {
+    enabled: z.boolean().optional().describe("run every command in the sandbox (also: the --sandbox flag)"),
+    allowedDomains: z
+      .array(z.string())
+      .optional()
+      .describe('hosts commands may reach, e.g. "registry.npmjs.org", "*.github.com", "127.0.0.1:3000"'),
+    deniedDomains: z
+      .array(z.string())
+      .optional()
+      .describe("hosts refused even if an allowed pattern matches"),
+    allowWrite: z
+      .array(z.string())
+      .optional()
+      .describe("absolute folders writable besides the workspace (e.g. a package cache)"),
+    denyRead: z
+      .array(z.string())
+      .optional()
+      .describe("absolute paths unreadable besides the workspace's secret files"),
+  },
+  { error: (issue) => (issue.code === "invalid_type" ? SANDBOX_FORMS : undefined) },
+);
+
+/**
+ * The `sandbox` section of .agents/settings.json (the --sandbox flag sets `enabled`). `true` / `false` are
+ * shorthands for `{"enabled": true}` / `{"enabled": false}`, turned into the object form here, at parse
+ * time, so every later reader (merging of settings files included) sees only the object.
+ */
+export const SandboxSettingsSchema = z.preprocess(
+  (value) => (typeof value === "boolean" ? { enabled: value } : value),
+  SandboxOptionsSchema,
+);
+export type SandboxSettings = z.infer<typeof SandboxOptionsSchema>;

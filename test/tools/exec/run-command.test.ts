@@ -48,39 +48,86 @@ describe("run_command", () => {
     expect((await run("pwd", { Cwd: "missing" })).errorCode).toBe("not_found");
   });
 
-  it("gives the command an empty stdin pipe of its own, never Gantry's terminal", async () => {
+  it("gives a foreground command end-of-input on stdin, never Gantry's terminal", async () => {
     fixture = await openExecFixture();
-    // an open pipe with nothing in it: the read times out (status > 128) instead of reading anything
-    const result = await run("[ -t 0 ] || echo not-a-tty; read -t 0.2 line; echo status=$?");
-    expect(result.text).toContain("not-a-tty\nstatus=142");
+    const result = await run("[ -t 0 ] || echo not-a-tty; read line; echo status=$?");
+    expect(result.text).toContain("not-a-tty\nstatus=1");
   });
 
-  it("turns a command past WaitMsBeforeAsync into a task that is listed, read, fed input and killed", async () => {
+  it("lets a command that reads stdin finish in the foreground instead of hanging", async () => {
+    fixture = await openExecFixture();
+    const result = await run("cat; echo after-cat", { WaitMsBeforeAsync: 3_000 });
+    expect(result.error).toBe(false);
+    expect(result.metadata.taskId).toBeUndefined();
+    expect(result.metadata.exitCode).toBe(0);
+    expect(result.metadata.runtimeMs as number).toBeLessThan(2_000);
+    expect(result.text).toContain("after-cat");
+  });
+
+  it("turns a command past WaitMsBeforeAsync into a task that is listed, read and killed", async () => {
     fixture = await openExecFixture();
     const marker = uniqueMarker();
-    const started = await run(`echo ready; while read line; do echo "got $line"; done; sleep ${marker}`, {
+    const started = await run(`echo ready; sleep 0.5; echo later; sleep ${marker}`, {
       WaitMsBeforeAsync: 300,
     });
     expect(started.metadata.taskId).toBe("t1");
     expect(started.text).toContain("background task t1");
     expect(started.text).toContain("ready");
+    expect(started.text).not.toContain("send_input");
 
     const list = await fixture.run("manage_task", { Action: "list" });
     expect(list.text).toMatch(/t1 \[running\]/);
     expect(list.metadata.tasks).toMatchObject([{ id: "t1", state: "running", exitCode: null }]);
 
-    const fed = await fixture.run("manage_task", { Action: "send_input", TaskId: "t1", Input: "hello\n" });
-    expect(fed.text).toContain("got hello");
+    let fresh = "";
+    for (let tries = 0; tries < 50 && !fresh.includes("later"); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      fresh += (await fixture.run("manage_task", { Action: "status", TaskId: "t1" })).text;
+    }
+    expect(fresh).toContain("later");
+    expect(fresh).not.toContain("ready");
     const quiet = await fixture.run("manage_task", { Action: "status", TaskId: "t1" });
     expect(quiet.text).toContain("(no new output)");
 
-    await fixture.run("manage_task", { Action: "send_input", TaskId: "t1", Input: "\u0004" });
-    expect(await waitFor(() => pidsWith(`sleep ${marker}`).length > 0)).toBe(true);
+    // its stdin was at end-of-input from the start: input goes only to tasks started with WaitMsBeforeAsync 0
+    const fed = await fixture.run("manage_task", { Action: "send_input", TaskId: "t1", Input: "hello\n" });
+    expect(fed.errorCode).toBe("conflict");
+    expect(fed.text).toContain("WaitMsBeforeAsync 0");
+
     const killed = await fixture.run("manage_task", { Action: "kill", TaskId: "t1" });
     expect(killed.metadata.state).toBe("killed");
     expect(pidsWith(`sleep ${marker}`)).toEqual([]);
     const after = await fixture.run("manage_task", { Action: "list" });
     expect(after.text).toMatch(/t1 \[killed\]/);
+  });
+
+  it("keeps stdin open for send_input when a command starts in the background (WaitMsBeforeAsync 0)", async () => {
+    fixture = await openExecFixture();
+    const marker = uniqueMarker();
+    const started = await run(
+      `while read line; do echo "got $line"; done; echo input-closed; sleep ${marker}`,
+      {
+        WaitMsBeforeAsync: 0,
+      },
+    );
+    expect(started.metadata.taskId).toBe("t1");
+    expect(started.text).toContain("send_input");
+
+    const fed = await fixture.run("manage_task", { Action: "send_input", TaskId: "t1", Input: "hello\n" });
+    expect(fed.error).toBe(false);
+    expect(fed.text).toContain("got hello");
+    const closed = await fixture.run("manage_task", {
+      Action: "send_input",
+      TaskId: "t1",
+      Input: "bye\n\u0004",
+    });
+    expect(closed.text).toContain("got bye\ninput-closed");
+    const again = await fixture.run("manage_task", { Action: "send_input", TaskId: "t1", Input: "more\n" });
+    expect(again.errorCode).toBe("conflict");
+
+    expect(await waitFor(() => pidsWith(`sleep ${marker}`).length > 0)).toBe(true);
+    await fixture.run("manage_task", { Action: "kill", TaskId: "t1" });
+    expect(pidsWith(`sleep ${marker}`)).toEqual([]);
   });
 
   it("says which task or schedule ids exist when given an unknown one", async () => {

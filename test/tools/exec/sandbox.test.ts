@@ -90,6 +90,22 @@ describe.skipIf(unavailable !== undefined)("run_command in the sandbox", () => {
     expect(open.result.text).toContain("changed");
   });
 
+  it("feeds send_input to a sandboxed command started in the background", async () => {
+    fixture = await openExecFixture(FILES, { sandbox: { enabled: true } });
+    const started = await fixture.run("run_command", {
+      CommandLine: 'while read line; do echo "got $line"; done',
+      Cwd: ".",
+      WaitMsBeforeAsync: 0,
+    });
+    expect(started.metadata.sandboxed).toBe(true);
+    const fed = await fixture.run("manage_task", {
+      Action: "send_input",
+      TaskId: started.metadata.taskId as string,
+      Input: "hello\n",
+    });
+    expect(fed.text).toContain("got hello");
+  });
+
   it("is switched on by gantry tool --sandbox", async () => {
     fixture = await openExecFixture(FILES);
     const args = { CommandLine: "cat notes.txt; cat .env", Cwd: ".", WaitMsBeforeAsync: 20_000 };
