@@ -16,7 +16,7 @@ export function interpretExit(
   if (exit.exitCode === 127 || exit.exitCode === 126) {
     const what = exit.exitCode === 127 ? "command not found" : "command not executable";
     return {
-      failure: `${what} (exit ${exit.exitCode}), so this hook is NOT guarding anything${stderr ? `: ${stderr}` : ""}`,
+      failure: `${what} (exit ${exit.exitCode})${stderr ? `: ${stderr}` : ""}`,
       loud: true,
     };
   }
@@ -49,34 +49,39 @@ export function interpretBody(
   return dialect.decode(output as Record<string, unknown>, event, session);
 }
 
+/** Marks the log line of a hook that cannot run at all (exit 127/126): it silently disables a guard. */
+export const BROKEN_HOOK_PREFIX = "HOOK BROKEN: ";
+
+interface HookFailure {
+  source: string;
+  failure: string;
+  loud: boolean;
+  /** failClosed before the call: this failure denies it. */
+  closed: boolean;
+}
+
 /**
- * Folds handler verdicts in declaration order: the strictest decision wins, rewrites apply in order (a
- * later one sees the earlier ones' arguments), and a failure allows unless the group is failClosed.
+ * Folds handler verdicts in declaration order: the strictest decision wins (the first of equals, so the
+ * first deny's reason is the one the model reads), rewrites apply in order (a later one sees the earlier
+ * ones' arguments), and a failure allows unless the group is failClosed. Every handler is folded, even
+ * after a deny: audit hooks see every call.
  */
 export function createVerdictAggregate(args: Record<string, unknown>, phase: "before" | "after") {
   const decisions: GateDecision[] = [];
   const additionalContext: string[] = [];
-  const warnings: string[] = [];
+  // notes and failures, in order; a failure's wording waits for the final decision
+  const reports: (string | HookFailure)[] = [];
   let current = args;
   return {
     get args() {
       return current;
-    },
-    get denied() {
-      return decisions.some((decision) => decision.verdict === "deny");
     },
     add(planned: PlannedHandler, verdict: HandlerVerdict) {
       const source = `hook ${planned.label}`;
       if (verdict.failure !== undefined) {
         // After the call nothing can be undone, so failClosed has nothing to deny.
         const closed = planned.group.failClosed && phase === "before";
-        const outcome =
-          phase === "after"
-            ? "the call already ran"
-            : closed
-              ? "failClosed: the call is denied"
-              : "fail-open: allowed";
-        warnings.push(`${source}: ${verdict.failure} (${outcome})`);
+        reports.push({ source, failure: verdict.failure, loud: verdict.loud === true, closed });
         if (closed)
           decisions.push({ verdict: "deny", source, reason: `the hook failed: ${verdict.failure}` });
         return;
@@ -87,14 +92,37 @@ export function createVerdictAggregate(args: Record<string, unknown>, phase: "be
       if (verdict.args) current = verdict.args;
     },
     warn(message: string) {
-      warnings.push(message);
+      reports.push(message);
     },
     result() {
-      const decision =
-        decisions.length > 0 ? strictest(decisions) : { verdict: "allow" as const, source: "hooks" };
+      const decision = firstStrictest(decisions) ?? { verdict: "allow" as const, source: "hooks" };
+      const warnings = reports.map((report) =>
+        typeof report === "string" ? report : describeFailure(report, phase, decision),
+      );
       return { decision, args: current, additionalContext, warnings };
     },
   };
+}
+
+/** The first decision with the strictest verdict, so an allow still names the hook that gave it. */
+function firstStrictest(decisions: GateDecision[]): GateDecision | undefined {
+  if (decisions.length === 0) return undefined;
+  const { verdict } = strictest(decisions);
+  return decisions.find((decision) => decision.verdict === verdict);
+}
+
+function describeFailure(report: HookFailure, phase: "before" | "after", decision: GateDecision): string {
+  const outcome =
+    phase === "after"
+      ? "the call already ran"
+      : report.closed
+        ? "failClosed: the call is denied"
+        : decision.verdict === "deny"
+          ? `fail-open; the call is denied anyway by ${decision.source}`
+          : report.loud
+            ? "fail-open: allowed, so this hook is NOT guarding anything"
+            : "fail-open: allowed";
+  return `${report.loud ? BROKEN_HOOK_PREFIX : ""}${report.source}: ${report.failure} (${outcome})`;
 }
 
 function preview(text: string): string {

@@ -27,7 +27,7 @@ export interface HookStepOptions {
 
 const ONE_MIB = 1024 * 1024;
 
-/** The pipeline's hook step: plan the matching handlers, run them in order, aggregate their verdicts. */
+/** The pipeline's hook step: plan the matching handlers, run them all in order, aggregate their verdicts. */
 export function createHookStep(options: HookStepOptions): HookStep {
   const { config } = options;
   const session: HookSessionFacts = {
@@ -94,8 +94,8 @@ export function createHookStep(options: HookStepOptions): HookStep {
       const current = { ...event, call: { ...event.call, args: aggregate.args } };
       const { verdict, notes } = await runHandler(planned, current, signal);
       for (const note of notes) aggregate.warn(note);
+      // no early exit on a deny: every matching handler runs (SPEC §4), so audit hooks see denied calls too
       aggregate.add(planned, verdict);
-      if (aggregate.denied) break; // the strictest decision is already known; the call will not run
     }
     const result = aggregate.result();
     for (const line of result.warnings) log(line);

@@ -161,15 +161,37 @@ describe("command hooks: failures are fail-open and logged with the hook's name"
 
   it("reports a mistyped script (exit 127) loudly on every call, and still fails open", async () => {
     ws = await createTempWorkspace({ ".agents/hooks.json": preHook("./.agents/hooks-scripts/gaet.sh") });
-    const { pipeline, log } = hookHarness(ws);
-    await pipeline.run(call);
-    await pipeline.run(call);
+    const { pipeline, log, commands } = hookHarness(ws);
+    const first = await pipeline.run(call);
+    const second = await pipeline.run(call);
+    expect(commands).toEqual(["echo hi", "echo hi"]);
+    // the same failure twice is logged twice, never folded into one line
     expect(log).toHaveLength(2);
     for (const line of log) {
       expect(line).toMatch(
-        /^hook gate: command not found \(exit 127\), so this hook is NOT guarding anything: .*gaet\.sh/,
+        /^HOOK BROKEN: hook gate: command not found \(exit 127\): .*gaet\.sh.* \(fail-open: allowed, so this hook is NOT guarding anything\)$/,
       );
     }
+    expect(first.metadata.hookWarnings).toEqual([log[0]]);
+    expect(second.metadata.hookWarnings).toEqual([log[1]]);
+  });
+
+  it("reports a script that is not executable (exit 126) as loudly, and an ordinary failure without the alarm", async () => {
+    ws = await createTempWorkspace({
+      ".agents/hooks.json": hooksJson({
+        gate: { pre_tool_execution: [{ matcher: "", hooks: [{ type: "command", command: "./gate.sh" }] }] },
+        other: { pre_tool_execution: [{ matcher: "", hooks: [{ type: "command", command: "exit 1" }] }] },
+      }),
+      "gate.sh": '#!/bin/sh\necho \'{"decision":"deny"}\'\n',
+    });
+    const { pipeline, log } = hookHarness(ws);
+    await pipeline.run(call);
+    expect(log).toEqual([
+      expect.stringMatching(
+        /^HOOK BROKEN: hook gate: command not executable \(exit 126\): .* \(fail-open: allowed, so this hook is NOT guarding anything\)$/,
+      ),
+      "hook other: exited with 1 (fail-open: allowed)",
+    ]);
   });
 
   it("denies on failure when the group is failClosed, naming the failure", async () => {

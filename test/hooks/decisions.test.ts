@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
 import { hookHarness, hooksJson } from "./support.js";
@@ -29,7 +30,7 @@ describe("decisions: the strictest wins, rewrites apply in declaration order", (
     });
   }
 
-  it("stops at the first deny: later handlers do not run", async () => {
+  it("runs every matching handler after a deny: an audit hook still sees the call, the first deny wins", async () => {
     ws = await createTempWorkspace({
       ".agents/hooks.json": hooksJson({
         first: {
@@ -37,14 +38,71 @@ describe("decisions: the strictest wins, rewrites apply in declaration order", (
             { matcher: "", hooks: [decide({ decision: "deny", reason: "first says no" })] },
           ],
         },
+        asker: {
+          pre_tool_execution: [{ matcher: "", hooks: [decide({ decision: "ask", reason: "sure?" })] }],
+        },
+        broken: {
+          pre_tool_execution: [{ matcher: "", hooks: [{ type: "command", command: "exit 3" }] }],
+        },
+        strict: {
+          failClosed: true,
+          pre_tool_execution: [{ matcher: "", hooks: [{ type: "command", command: "exit 4" }] }],
+        },
+        audit: {
+          pre_tool_execution: [
+            { matcher: "run_.*", hooks: [{ type: "command", command: "cat > audit.json" }] },
+          ],
+        },
         second: {
-          pre_tool_execution: [{ matcher: "", hooks: [{ type: "command", command: "touch second-ran" }] }],
+          pre_tool_execution: [
+            { matcher: "", hooks: [decide({ decision: "deny", reason: "second says no" })] },
+          ],
         },
       }),
     });
-    const { pipeline } = hookHarness(ws);
-    expect((await pipeline.run(call)).text).toBe("Denied by hook first: first says no");
-    expect(existsSync(`${ws.root}/second-ran`)).toBe(false);
+    const { pipeline, commands, log } = hookHarness(ws);
+    const result = await pipeline.run(call);
+    expect(result).toMatchObject({ errorCode: "denied", text: "Denied by hook first: first says no" });
+    expect(commands).toEqual([]);
+    const audited = JSON.parse(await readFile(`${ws.root}/audit.json`, "utf8"));
+    expect(audited.tool_call).toEqual(call);
+    // a failure after (or before) another hook's deny does not claim the call is allowed
+    expect(log).toEqual([
+      "hook broken: exited with 3 (fail-open; the call is denied anyway by hook first)",
+      "hook strict: exited with 4 (failClosed: the call is denied)",
+    ]);
+    expect(result.metadata.hookWarnings).toEqual(log);
+  });
+
+  it("a rewrite after a deny changes nothing: the call is denied and never runs", async () => {
+    ws = await createTempWorkspace({
+      ".claude/settings.json": JSON.stringify({
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: "Bash",
+              hooks: [
+                decide({
+                  hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: "no make" },
+                }),
+                decide({ hookSpecificOutput: { updatedInput: { command: "make safe" } } }),
+                { type: "command", command: "cat > audit.json" },
+              ],
+            },
+          ],
+        },
+      }),
+    });
+    const { pipeline, commands } = hookHarness(ws);
+    const result = await pipeline.run(call);
+    expect(result).toMatchObject({
+      errorCode: "denied",
+      text: "Denied by hook claude:.claude/settings.json hooks.PreToolUse[0].hooks[0]: no make",
+    });
+    expect(commands).toEqual([]);
+    // later hooks still run, and see the arguments as rewritten so far
+    const audited = JSON.parse(await readFile(`${ws.root}/audit.json`, "utf8"));
+    expect(audited.tool_input.command).toBe("make safe");
   });
 
   it("chains rewrites in declaration order: each hook sees the previous one's rewrite", async () => {
@@ -137,7 +195,6 @@ describe("decisions: the strictest wins, rewrites apply in declaration order", (
     const result = await pipeline.run(call);
     expect(commands).toEqual(["make"]);
     expect(result).toMatchObject({ error: false, text: "ran\n\nlint: 0 problems" });
-    const { readFile } = await import("node:fs/promises");
     expect(await readFile(`${ws.root}/order`, "utf8")).toBe("one\ntwo\n");
   });
 
@@ -173,7 +230,7 @@ describe("decisions: the strictest wins, rewrites apply in declaration order", (
         },
       }),
     });
-    const { mkdir, writeFile, readFile } = await import("node:fs/promises");
+    const { mkdir, writeFile } = await import("node:fs/promises");
     await mkdir(`${ws.home}/.agents`);
     await writeFile(
       `${ws.home}/.agents/hooks.json`,

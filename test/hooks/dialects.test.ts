@@ -256,7 +256,7 @@ describe("Gemini CLI hooks (.gemini/settings.json)", () => {
     const { pipeline, log } = hookHarness(ws);
     const result = await pipeline.run({ name: "run_command", args: { CommandLine: "x" } });
     expect(log).toEqual([
-      "hook gemini:.gemini/settings.json slow: timed out after 0.3 s (fail-open: allowed)",
+      "hook gemini:.gemini/settings.json slow: timed out after 0.3 s (fail-open; the call is denied anyway by hook gemini:.gemini/settings.json blocker)",
     ]);
     expect(result.text).toBe("Denied by hook gemini:.gemini/settings.json blocker: nope");
   });

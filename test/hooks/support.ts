@@ -3,11 +3,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { z } from "zod";
+import { createAgentInbox } from "../../src/agent/inbox.js";
 import { loadHookConfig } from "../../src/hooks/config.js";
 import { createHookStep } from "../../src/hooks/step.js";
-import { defineTool, errorResult, okResult } from "../../src/tools/contract.js";
+import { createBuiltinTools } from "../../src/tools/builtin.js";
+import { type AnyTool, defineTool, errorResult, okResult } from "../../src/tools/contract.js";
 import { createToolPipeline, type ToolPipeline } from "../../src/tools/pipeline.js";
 import { createToolRegistry } from "../../src/tools/registry.js";
+import { createReadLedger } from "../../src/workspace/read-ledger.js";
+import { openWorkspace } from "../../src/workspace/workspace.js";
 import type { TempWorkspace } from "../support/workspace.js";
 
 /** Stand-ins named like Gantry's tools, so hooks match by canonical name, alias and dialect name. */
@@ -77,6 +81,45 @@ export interface HookHarness {
 /** A pipeline over the stand-in tools with the workspace's hooks loaded, as a session would. */
 export function hookHarness(ws: TempWorkspace, env: NodeJS.ProcessEnv = process.env): HookHarness {
   const { tools, commands } = probeTools(ws.root);
+  return { ...pipelineWithHooks(ws, tools, env), commands };
+}
+
+/**
+ * A pipeline over Gantry's real built-in tools (their real names, aliases and argument names) plus a
+ * stand-in `agent` tool, with the workspace's hooks loaded; `agentCalls` records what `agent` received.
+ */
+export function builtinHookHarness(ws: TempWorkspace) {
+  const workspace = openWorkspace(ws.root, {});
+  const builtins = createBuiltinTools({
+    workspace,
+    settings: {},
+    reads: createReadLedger(),
+    inbox: createAgentInbox(),
+    lifecycle: { onDispose: () => undefined },
+  });
+  const agentCalls: Record<string, unknown>[] = [];
+  const agent = defineTool({
+    spec: {
+      name: "agent",
+      description: "records the subagent request instead of starting one",
+      parameters: z.object({
+        description: z.string().describe("a short description"),
+        prompt: z.string().describe("the task"),
+        subagent_type: z.string().optional().describe("the type"),
+      }),
+      safety: "read_only",
+      group: "Subagents",
+      aliases: ["Task"],
+    },
+    execute: async (args) => {
+      agentCalls.push(args);
+      return okResult("started");
+    },
+  });
+  return { ...pipelineWithHooks(ws, [...builtins, agent], process.env), agentCalls };
+}
+
+function pipelineWithHooks(ws: TempWorkspace, tools: AnyTool[], env: NodeJS.ProcessEnv) {
   const log: string[] = [];
   const config = loadHookConfig(ws.root, ws.home);
   const problems = config.problems.filter((p) => p.severity === "error");
@@ -90,7 +133,7 @@ export function hookHarness(ws: TempWorkspace, env: NodeJS.ProcessEnv = process.
     environmentId: "env_test",
   });
   const pipeline = createToolPipeline({ registry: createToolRegistry(tools), maxOutputChars: 20_000, hooks });
-  return { pipeline, log, commands };
+  return { pipeline, log };
 }
 
 export function hooksJson(config: unknown): string {

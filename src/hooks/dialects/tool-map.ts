@@ -28,6 +28,8 @@ export const CLAUDE_TOOLS: Record<string, DialectTool> = {
   find_by_name: { name: "Glob", fields: { Pattern: "pattern", SearchDirectory: "path" } },
   grep_search: { name: "Grep", fields: { Query: "pattern", SearchPath: "path" } },
   read_url_content: { name: "WebFetch", fields: { Url: "url" } },
+  // search_web is SPEC §2's web search, not built yet (README "What is not here yet"); kept so the
+  // Claude and Gemini names are right the day it lands (the permission rules map WebSearch to it too).
   search_web: { name: "WebSearch", fields: { query: "query" } },
   agent: { name: "Task", fields: {} },
 };
