@@ -1,6 +1,8 @@
+import { randomUUID } from "node:crypto";
 import { type AgentInbox, createAgentInbox } from "./agent/inbox.js";
 import { loadSettings, type Settings } from "./config/settings.js";
 import type { HookConfig } from "./hooks/config.js";
+import type { SessionIdentity } from "./hooks/events.js";
 import { createHookStep, loadSessionHookConfig } from "./hooks/step.js";
 import type { Asker } from "./policy/asker.js";
 import { createConsentStep } from "./policy/consent-step.js";
@@ -37,6 +39,8 @@ export interface GantryOptions {
   asker?: Asker;
   /** The hooks snapshot to use instead of reading the files (subagent sessions inherit their parent's). */
   hookConfig?: HookConfig;
+  /** Who the session is to hooks (a worktree agent's session shares its parent's); see `identify`. */
+  identity?: SessionIdentity;
   /**
    * The parent session's permissions, for a subagent's session in its worktree: the parent's approval
    * mode, rules (with their files) and grants hold there as they are, and no settings file is read for
@@ -57,6 +61,11 @@ export interface GantrySession {
   /** Subagent types and running agents; `subagents.bind(...)` gives them the model (src/subagents/host.ts). */
   subagents: SubagentHost;
   /** Ends everything the session started (processes, timers, worktrees). Safe to call twice. */
+  /**
+   * Names the session to hooks once its log is open: `session_id` and `transcript_path` in the event
+   * JSON (Claude Code, Gemini CLI). Until then hooks see a random id and an empty path.
+   */
+  identify(identity: SessionIdentity): void;
   dispose(): Promise<void>;
 }
 
@@ -72,6 +81,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
   // subagent sessions (worktrees) inherit it, so their calls cannot escape the user's hooks.
   const hookConfig = options.hookConfig ?? loadSessionHookConfig(workspace.root, options.home);
   const inbox = createAgentInbox();
+  const identity: SessionIdentity = options.identity ?? { sessionId: randomUUID(), transcriptPath: "" };
   const cleanups: (() => Promise<void> | void)[] = [];
   const lifecycle = { onDispose: (cleanup: () => Promise<void> | void) => void cleanups.push(cleanup) };
 
@@ -96,6 +106,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
       settings,
       asker: undefined,
       hookConfig,
+      identity,
       parentPermissions: permissions,
     });
   const subagents = createSubagentHost({
@@ -123,7 +134,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     if (!registry.lookup(name)) throw new Error(`settings tools.disabled names an unknown tool "${name}"`);
     registry.setEnabled(name, false);
   }
-  const hooks = createHookStep({ config: hookConfig, workspaceRoot: workspace.root });
+  const hooks = createHookStep({ config: hookConfig, workspaceRoot: workspace.root, identity });
   const pipeline = createToolPipeline({
     registry,
     maxOutputChars: workspace.limits.maxOutputChars,
@@ -142,6 +153,10 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     inbox,
     permissions,
     subagents,
+    identify(given) {
+      identity.sessionId = given.sessionId;
+      identity.transcriptPath = given.transcriptPath;
+    },
     async dispose() {
       if (disposed) return;
       disposed = true;

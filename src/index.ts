@@ -5,6 +5,7 @@ export * from "./agent/inbox.js";
 export * from "./agent/loop.js";
 export { loadSettings, type Settings } from "./config/settings.js";
 export { createGantrySession, type GantryOptions, type GantrySession } from "./gantry.js";
+export type { SessionIdentity } from "./hooks/events.js";
 export {
   createModelClient,
   type ModelClient,

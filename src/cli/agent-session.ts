@@ -86,6 +86,7 @@ export async function openAgentSession(
     return { error: typeof model === "string" ? model : (opened as string) };
   }
   const { conversation, writer } = opened;
+  session.identify({ sessionId: writer.id, transcriptPath: writer.file });
   const declarations = session.registry.declarations();
   setup.onReady?.({ session, model, writer, declarations });
   const system = buildSystemPrompt({

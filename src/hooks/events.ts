@@ -62,7 +62,17 @@ export type HookEvent =
 
 export type ToolHookEvent = Extract<HookEvent, { call: ToolCallFacts }>;
 
-/** Session facts every event carries (ids, folders), fixed when the session starts. */
+/**
+ * Who the session is, as hooks see it (`session_id`, `transcript_path`): known once the session log is
+ * opened, which is after the tools exist, so it is read at each event. A worktree agent's session shares
+ * its parent's.
+ */
+export interface SessionIdentity {
+  sessionId: string;
+  transcriptPath: string;
+}
+
+/** Session facts every event carries (ids, folders). */
 export interface HookSessionFacts {
   sessionId: string;
   environmentId: string;

@@ -5,7 +5,7 @@ import type { HookStep, PreHookOutcome, PreparedCall } from "../tools/gates.js";
 import { fatalProblems, formatProblem, type HookConfig, loadHookConfig } from "./config.js";
 import { createVerdictAggregate, interpretBody, interpretExit } from "./decide.js";
 import type { HandlerVerdict } from "./dialects/dialect.js";
-import type { HookSessionFacts, ToolCallFacts, ToolHookEvent } from "./events.js";
+import type { HookSessionFacts, SessionIdentity, ToolCallFacts, ToolHookEvent } from "./events.js";
 import { hasHandlersFor, type PlannedHandler, planHandlers } from "./plan.js";
 import { runCommandHook } from "./run-command.js";
 import { expandHeaderValues, runHttpHook } from "./run-http.js";
@@ -16,6 +16,8 @@ export interface HookStepOptions {
   sessionId?: string;
   environmentId?: string;
   transcriptPath?: string;
+  /** Read at each event; wins over `sessionId` and `transcriptPath` (see SessionIdentity). */
+  identity?: SessionIdentity;
   /** Where failures are reported, one line each; default: stderr, prefixed `gantry: `. */
   log?: (line: string) => void;
   /** The environment hooks run with (header values expand from it too); default: process.env. */
@@ -30,25 +32,35 @@ const ONE_MIB = 1024 * 1024;
 /** The pipeline's hook step: plan the matching handlers, run them all in order, aggregate their verdicts. */
 export function createHookStep(options: HookStepOptions): HookStep {
   const { config } = options;
-  const session: HookSessionFacts = {
+  const identity: SessionIdentity = options.identity ?? {
     sessionId: options.sessionId ?? randomUUID(),
-    environmentId: options.environmentId ?? `env_${randomUUID().slice(0, 8)}`,
-    workspaceRoot: options.workspaceRoot,
     transcriptPath: options.transcriptPath ?? "",
   };
+  const environmentId = options.environmentId ?? `env_${randomUUID().slice(0, 8)}`;
+  const sessionFacts = (): HookSessionFacts => ({
+    sessionId: identity.sessionId,
+    environmentId,
+    workspaceRoot: options.workspaceRoot,
+    transcriptPath: identity.transcriptPath,
+  });
   const log = options.log ?? ((line: string) => void process.stderr.write(`gantry: ${line}\n`));
   const baseEnv = options.env ?? process.env;
-  const hookEnv: NodeJS.ProcessEnv = {
+  const hookEnvFor = (session: HookSessionFacts): NodeJS.ProcessEnv => ({
     ...baseEnv,
     GANTRY_PROJECT_DIR: session.workspaceRoot,
     CLAUDE_PROJECT_DIR: session.workspaceRoot,
     GEMINI_PROJECT_DIR: session.workspaceRoot,
     GEMINI_CWD: session.workspaceRoot,
     GEMINI_SESSION_ID: session.sessionId,
-  };
+  });
   const maxOutputBytes = options.maxOutputBytes ?? ONE_MIB;
 
-  async function runHandler(planned: PlannedHandler, event: ToolHookEvent, signal: AbortSignal) {
+  async function runHandler(
+    planned: PlannedHandler,
+    event: ToolHookEvent,
+    session: HookSessionFacts,
+    signal: AbortSignal,
+  ) {
     const payload = JSON.stringify(planned.dialect.encode(event, session));
     const { handler } = planned;
     const notes: string[] = [];
@@ -58,7 +70,7 @@ export function createHookStep(options: HookStepOptions): HookStep {
         command: handler.command,
         input: payload,
         cwd: session.workspaceRoot,
-        env: hookEnv,
+        env: hookEnvFor(session),
         timeoutMs: handler.timeoutMs,
         maxOutputBytes,
         signal,
@@ -90,9 +102,10 @@ export function createHookStep(options: HookStepOptions): HookStep {
   async function runEvent(event: ToolHookEvent, signal: AbortSignal) {
     const phase = event.kind === "pre_tool_execution" ? "before" : "after";
     const aggregate = createVerdictAggregate(event.call.args, phase);
+    const session = sessionFacts();
     for (const planned of planHandlers(config, event)) {
       const current = { ...event, call: { ...event.call, args: aggregate.args } };
-      const { verdict, notes } = await runHandler(planned, current, signal);
+      const { verdict, notes } = await runHandler(planned, current, session, signal);
       for (const note of notes) aggregate.warn(note);
       // no early exit on a deny: every matching handler runs (SPEC §4), so audit hooks see denied calls too
       aggregate.add(planned, verdict);

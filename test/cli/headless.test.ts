@@ -302,6 +302,34 @@ describe.each(["openai", "anthropic", "gemini"] as const)("gantry -p over the %s
 });
 
 describe("gantry -p", () => {
+  it("tells Claude-style hooks the session's id and its transcript file", E2E, async () => {
+    ws = await createTempWorkspace({ "notes.txt": "hello\n" });
+    await ws.write(
+      ".claude/settings.json",
+      JSON.stringify({
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: "Read",
+              hooks: [{ type: "command", command: 'cat > "$CLAUDE_PROJECT_DIR/hook-input.json"' }],
+            },
+          ],
+        },
+      }),
+    );
+    server = await startModelServer([
+      { toolCalls: [{ name: "view_file", args: { AbsolutePath: path.join(ws.root, "notes.txt") } }] },
+      { text: "read it" },
+    ]);
+    const run = await runAgent("openai", "Read notes.txt");
+    expect(run.code, run.stderr).toBe(0);
+    const sessionId = JSON.parse(run.stdout).session_id as string;
+    const input = JSON.parse(readFileSync(path.join(ws.root, "hook-input.json"), "utf8"));
+    const transcript = path.join(sessionsDir(ws.home, realpathSync(ws.root)), `${sessionId}.jsonl`);
+    expect(input).toMatchObject({ session_id: sessionId, transcript_path: transcript, tool_name: "Read" });
+    expect(readFileSync(input.transcript_path, "utf8")).toContain('"type":"session"');
+  });
+
   it("says exactly how to configure a model when none is set", E2E, async () => {
     ws = await createTempWorkspace();
     const run = await runGantry(["-p", "hi", "--workspace", ws.root], {
