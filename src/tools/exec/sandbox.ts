@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { PROTECTED_AGENT_CONFIG } from "../../workspace/protected.js";
+import { isProtectedAgentConfig, PROTECTED_AGENT_CONFIG } from "../../workspace/protected.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import type { SandboxSettings } from "./sandbox-settings.js";
 
@@ -112,8 +112,9 @@ export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
 }
 
 /**
- * The hooks and settings files that govern the agent (seed tamper warning): read-only when they exist;
- * when one does not exist yet, its folder is read-only so it cannot be created.
+ * The hooks and settings files that govern the agent (seed tamper warning): every existing file the
+ * protected patterns name is read-only (`.claude/settings.team.json` too); when a file the harnesses
+ * read does not exist yet, its folder is read-only so it cannot be created.
  */
 export function protectedConfigPaths(root: string): string[] {
   const paths = new Set<string>();
@@ -121,6 +122,16 @@ export function protectedConfigPaths(root: string): string[] {
     const file = path.join(root, rel);
     if (existsSync(file)) paths.add(file);
     else if (existsSync(path.dirname(file))) paths.add(path.dirname(file));
+  }
+  for (const folder of new Set(PROTECTED_AGENT_CONFIG.map((rel) => path.posix.dirname(rel)))) {
+    let names: string[];
+    try {
+      names = readdirSync(path.join(root, folder));
+    } catch {
+      continue; // no such folder: covered above
+    }
+    for (const name of names)
+      if (isProtectedAgentConfig(`${folder}/${name}`)) paths.add(path.join(root, folder, name));
   }
   return [...paths];
 }

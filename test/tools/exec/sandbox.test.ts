@@ -3,8 +3,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { sandboxUnavailableReason } from "../../../src/tools/exec/sandbox.js";
+import { protectedConfigPaths, sandboxUnavailableReason } from "../../../src/tools/exec/sandbox.js";
 import { runGantryTool } from "../../support/cli.js";
+import { createTempWorkspace } from "../../support/workspace.js";
 import { type ExecFixture, openExecFixture } from "./helpers.js";
 
 const unavailable = await sandboxUnavailableReason();
@@ -117,5 +118,31 @@ describe.skipIf(unavailable !== undefined)("run_command in the sandbox", () => {
     expect(result.metadata.sandboxed).toBe(true);
     expect(result.text).toContain("plain notes");
     expect(result.text).not.toContain("sk-secret-123");
+  });
+});
+
+describe("the sandbox's read-only config paths", () => {
+  it("covers every existing file the protected patterns name, and the folder of a governing file not there yet", async () => {
+    const ws = await createTempWorkspace({
+      ".claude/settings.json": "{}\n",
+      ".claude/settings.local.json": "{}\n",
+      ".claude/settings.team.json": "{}\n",
+      ".claude/agents/helper.md": "x\n",
+      ".agents/settings.json": "{}\n",
+    });
+    try {
+      const paths = protectedConfigPaths(ws.root).map((p) => path.relative(ws.root, p)).sort();
+      // .agents/hooks.json and .agents/settings.local.json do not exist: their folder is read-only;
+      // .claude holds both files Claude Code reads, so only the matching files are
+      expect(paths).toEqual([
+        ".agents",
+        ".agents/settings.json",
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        ".claude/settings.team.json",
+      ]);
+    } finally {
+      await ws.cleanup();
+    }
   });
 });
