@@ -27,8 +27,9 @@ export function createSendMessageTool(host: SubagentHost) {
       name: "send_message",
       description:
         "Sends a follow-up to a subagent by id: a running agent reads it at its next tool round; a paused or " +
-        "finished one is revived from its saved transcript and reports again by notification. Returns " +
-        "resume_blocked_reason when the agent cannot continue.",
+        "finished one is revived from its saved transcript and reports again: by notification, or in this " +
+        "result when it runs in the foreground (a nested caller's agent, or one pinned to a working_dir). " +
+        "Returns resume_blocked_reason when the agent cannot continue.",
       parameters: SendMessageParameters,
       safety: "read_only",
       group: "Subagents",
