@@ -1,3 +1,4 @@
+import type { ConversationMessage } from "../agent/conversation.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { AgentRunResult } from "../agent/loop.js";
 import type { ApprovalMode } from "../policy/modes.js";
@@ -27,10 +28,12 @@ export async function run(positionals: string[], options: GlobalOptions): Promis
   if (positionals.length > 0) throw new UsageError(`unexpected arguments with -p: ${positionals.join(" ")}`);
   const request = await parseRequest(options);
   const started = Date.now();
+  let sessionId = "";
   // SPEC §5: a headless run asks nobody; what its approval mode does not allow is denied
   const opened = await openAgentSession(options, {
     ...(request.approvalMode ? { approvalMode: request.approvalMode } : {}),
     onReady: (ready) => {
+      sessionId = ready.writer.id;
       if (request.format !== "stream-json") return;
       writeLine({
         type: "system",
@@ -42,7 +45,7 @@ export async function run(positionals: string[], options: GlobalOptions): Promis
         approval_mode: request.approvalMode ?? "default",
       });
     },
-    onSubagentEvent: (event) => showEvent(request.format, event),
+    onSubagentEvent: (event) => showEvent(request.format, event, sessionId),
   });
   if ("error" in opened) return fail(request.format, opened.error, started);
   try {
@@ -92,7 +95,7 @@ async function runWithSignals(agent: AgentSession, request: HeadlessRequest): Pr
       signal: controller.signal,
       waitForHeldWork: true,
       ...(request.maxTurns ? { maxTurns: request.maxTurns } : {}),
-      onEvent: (event) => showEvent(request.format, event),
+      onEvent: (event) => showEvent(request.format, event, agent.writer.id),
     });
   } finally {
     process.off("SIGINT", interrupt);
@@ -100,11 +103,65 @@ async function runWithSignals(agent: AgentSession, request: HeadlessRequest): Pr
   }
 }
 
-function showEvent(format: OutputFormat, event: AgentEvent): void {
-  if (format === "stream-json") return writeLine(event);
+function showEvent(format: OutputFormat, event: AgentEvent, sessionId: string): void {
+  if (format === "stream-json") {
+    if (event.type !== "message") return writeLine(event);
+    const line = claudeMessageLine(event.message, event.agentId, sessionId);
+    return line ? writeLine(line) : undefined;
+  }
   if (event.type !== "error") return;
   const retry = event.retryInMs !== undefined ? ` (retrying in ${(event.retryInMs / 1000).toFixed(1)}s)` : "";
   process.stderr.write(`gantry: ${event.error.message}${retry}\n`);
+}
+
+/**
+ * A conversation message as Claude Code's stream-json prints it (`assistant` with text and `tool_use`
+ * blocks, `user` with `tool_result` blocks), so scripts written for it read Gantry's too; `agentId` says
+ * which agent spoke. Summaries are left out (the `compaction` event carries them).
+ */
+function claudeMessageLine(message: ConversationMessage, agentId: string, sessionId: string) {
+  const envelope = { parent_tool_use_id: null, session_id: sessionId, agentId };
+  switch (message.role) {
+    case "assistant":
+      return {
+        type: "assistant",
+        message: {
+          role: "assistant",
+          content: [
+            ...(message.text ? [{ type: "text", text: message.text }] : []),
+            ...message.toolCalls.map((call) => ({
+              type: "tool_use",
+              id: call.callId,
+              name: call.name,
+              input: call.args,
+            })),
+          ],
+        },
+        ...envelope,
+      };
+    case "tool":
+      return {
+        type: "user",
+        message: {
+          role: "user",
+          content: message.results.map((result) => ({
+            type: "tool_result",
+            tool_use_id: result.callId,
+            content: result.text,
+            is_error: result.error,
+          })),
+        },
+        ...envelope,
+      };
+    case "user":
+      return {
+        type: "user",
+        message: { role: "user", content: [{ type: "text", text: message.text }] },
+        ...envelope,
+      };
+    case "summary":
+      return undefined;
+  }
 }
 
 function writeResult(

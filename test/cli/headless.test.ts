@@ -404,6 +404,22 @@ describe("gantry -p", () => {
     expect(events.every((e) => e.type === "system" || e.type === "result" || e.agentId === "main")).toBe(
       true,
     );
+    // conversation messages come as Claude Code prints them: assistant tool_use, then user tool_result
+    const sessionId = events[0].session_id;
+    const toolUse = events.find((e) => e.type === "assistant");
+    expect(toolUse).toMatchObject({
+      session_id: sessionId,
+      parent_tool_use_id: null,
+      message: { role: "assistant", content: [{ type: "tool_use", name: "view_file", input: call.args }] },
+    });
+    const toolUseId = toolUse.message.content[0].id;
+    expect(
+      events.find((e) => e.type === "user" && e.message.content[0].type === "tool_result"),
+    ).toMatchObject({
+      session_id: sessionId,
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: toolUseId, is_error: false }] },
+    });
+    expect(events.filter((e) => e.type === "message")).toEqual([]);
     expect(events.at(-1)).toMatchObject({
       type: "result",
       subtype: "error_max_turns",
