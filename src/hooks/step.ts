@@ -104,6 +104,8 @@ export function createHookStep(options: HookStepOptions): HookStep {
     const aggregate = createVerdictAggregate(event.call.args, phase);
     const session = sessionFacts();
     for (const planned of planHandlers(config, event)) {
+      // a cancelled call will not run: the hooks still to come are not started only to be stopped
+      if (signal.aborted) break;
       const current = { ...event, call: { ...event.call, args: aggregate.args } };
       const { verdict, notes } = await runHandler(planned, current, session, signal);
       for (const note of notes) aggregate.warn(note);

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
@@ -227,6 +227,28 @@ describe("command hooks: failures are fail-open and logged with the hook's name"
     expect(log).toEqual(["hook gate: aborted (fail-open: allowed)"]);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(isGone(Number(await readFile(`${ws.root}/hook.pid`, "utf8")))).toBe(true);
+  });
+
+  it("does not start the hooks still to come once the call is aborted", async () => {
+    ws = await createTempWorkspace({
+      ".agents/hooks.json": hooksJson({
+        gate: {
+          pre_tool_execution: [
+            { matcher: "*", hooks: [{ type: "command", command: "sleep 30", timeout: 30 }] },
+          ],
+        },
+        audit: {
+          pre_tool_execution: [{ matcher: "*", hooks: [{ type: "command", command: "touch audit-ran" }] }],
+        },
+      }),
+    });
+    const { pipeline, log } = hookHarness(ws);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const result = await pipeline.run(call, { signal: controller.signal });
+    expect(result.errorCode).toBe("aborted");
+    expect(log).toEqual(["hook gate: aborted (fail-open: allowed)"]);
+    expect(existsSync(`${ws.root}/audit-ran`)).toBe(false);
   });
 
   it("gives hooks the project folder in GANTRY_PROJECT_DIR, CLAUDE_PROJECT_DIR and GEMINI_PROJECT_DIR, and runs them there", async () => {
