@@ -74,6 +74,24 @@ describe("gantry tools and --version", () => {
     expect(lines[0]).toMatch(/^NAME\s+ALIASES\s+SAFETY\s+GROUP\s+ENABLED$/);
     expect(lines.find((l) => l.startsWith("view_file "))).toMatch(/read_file, read\s+read_only\s+Read\s+yes/);
     expect(lines.find((l) => l.startsWith("list_dir "))).toMatch(/list_files, ls\s+read_only\s+Read\s+yes/);
+    // the edit tools, with their display group (the terminal UI shows them as Edit)
+    const row = (name: string) => lines.find((l) => l.startsWith(`${name} `))?.split(/\s{2,}/);
+    expect(row("write_to_file")).toEqual(["write_to_file", "write_file, write", "write", "Edit", "yes"]);
+    expect(row("replace_file_content")).toEqual([
+      "replace_file_content",
+      "edit, replace",
+      "write",
+      "Edit",
+      "yes",
+    ]);
+    expect(row("multi_replace_file_content")).toEqual([
+      "multi_replace_file_content",
+      "multi_edit",
+      "write",
+      "Edit",
+      "yes",
+    ]);
+    expect(row("delete_file")).toEqual(["delete_file", "-", "write", "Edit", "yes"]);
   });
 
   it("prints the package version", async () => {
