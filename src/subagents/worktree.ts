@@ -57,22 +57,26 @@ export async function listRegisteredWorktrees(repoRoot: string): Promise<Registe
   return worktrees;
 }
 
-/** `working_dir` must name an existing, registered worktree of this repository (seed 003). */
+/**
+ * `working_dir` must name an existing, registered worktree of this repository (seed 003); `argument`
+ * is the caller's name for it in messages (invoke_subagent calls it Workspace).
+ */
 export async function checkWorkingDir(
   repoRoot: string,
   dir: string,
+  argument = "working_dir",
 ): Promise<{ ok: true; path: string } | { ok: false; message: string }> {
   let real: string;
   try {
     real = await realpath(path.resolve(repoRoot, dir));
   } catch {
-    return { ok: false, message: `working_dir "${dir}" does not exist` };
+    return { ok: false, message: `${argument} "${dir}" does not exist` };
   }
   const registered = await listRegisteredWorktrees(repoRoot);
   if (!registered.some((w) => w.path === real)) {
     return {
       ok: false,
-      message: `working_dir "${dir}" is not a registered git worktree of ${repoRoot} (see git worktree list)`,
+      message: `${argument} "${dir}" is not a registered git worktree of ${repoRoot} (see git worktree list)`,
     };
   }
   return { ok: true, path: real };

@@ -21,7 +21,7 @@ const SubagentSpec = z.object({
     .string()
     .optional()
     .describe(
-      'Where it works: omitted = this workspace; "worktree" = a fresh git worktree; or a registered worktree path',
+      'Where it works: omitted = this workspace; "worktree" = a fresh git worktree; or a registered worktree path (that agent runs in the foreground: its report is in this result)',
     ),
   Model: z.string().optional().describe("provider:model-id instead of the type's or your own model"),
 });
@@ -54,23 +54,25 @@ export function createInvokeSubagentTool(host: SubagentHost) {
       const started = await Promise.all(requests.map((request) => startAgent(host, request)));
       const lines: string[] = [];
       const foreground: Promise<string>[] = [];
+      let inBackground = 0;
       for (const [index, result] of started.entries()) {
         if (!result.ok) {
           lines.push(`${index}: not started: ${result.message}`);
           continue;
         }
-        if (background) {
+        // per request: a registered-worktree Workspace runs in the foreground even from the main agent
+        if (result.record.background) {
           runInBackground(host, result);
+          inBackground++;
           lines.push(`${index}: started ${result.record.id} in the background`);
         } else {
           foreground.push(awaitForeground(host, result, ctx.signal).then((r) => `${index}: ${r.text}`));
         }
       }
-      lines.push(...(await Promise.all(foreground)));
+      if (inBackground > 0) lines.push("Each sends a notification when it ends; list_agents shows them.");
+      const reports = await Promise.all(foreground);
       const ids = started.flatMap((r) => (r.ok ? [r.record.id] : []));
-      const text = background
-        ? `${lines.join("\n")}\nEach sends a notification when it ends; list_agents shows them.`
-        : lines.join("\n\n");
+      const text = [lines.join("\n"), ...reports].filter((part) => part !== "").join("\n\n");
       const failed = started.every((r) => !r.ok);
       return failed
         ? errorResult("execution_failed", text, { taskIds: ids })
@@ -98,6 +100,6 @@ async function toRequest(
   if (spec.Workspace === "worktree") return { ...request, isolation: "worktree" };
   const repo = await findRepoRoot(host.deps.workspace.root);
   if (!repo) return "Workspace needs the workspace to be in a git repository";
-  const checked = await checkWorkingDir(repo, spec.Workspace);
+  const checked = await checkWorkingDir(repo, spec.Workspace, "Workspace");
   return checked.ok ? { ...request, workingDir: checked.path, background: false } : checked.message;
 }
