@@ -24,6 +24,10 @@ export interface SandboxOptions {
   settings: SandboxSettings;
   /** Whether the agent may change its own hooks and settings files (settings.allowAgentConfigEdits). */
   allowAgentConfigEdits: boolean;
+  /** Where a warning goes (a secret-file scan that stopped short); default: stderr, prefixed `gantry: `. */
+  log?: (line: string) => void;
+  /** Entries the scan for secret files walks before it stops (default 50,000). */
+  maxScannedEntries?: number;
 }
 
 // The runtime is one per process (its proxies are shared); sessions share it and count references.
@@ -71,6 +75,8 @@ export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
   const { workspace, settings } = options;
   let acquired = false;
   let disposed = false;
+  let warnedIncompleteScan = false;
+  const log = options.log ?? ((line: string) => void process.stderr.write(`gantry: ${line}\n`));
 
   return {
     async wrap(command) {
@@ -84,6 +90,13 @@ export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
       }
       const SandboxManager = await sandboxRuntime();
       const commandId = randomBytes(16).toString("base64url");
+      const secrets = secretPathsIn(workspace, options.maxScannedEntries);
+      if (!secrets.complete && !warnedIncompleteScan) {
+        warnedIncompleteScan = true;
+        log(
+          `sandbox: the scan for secret files stopped after ${secrets.scanned} entries of ${workspace.root}; secret files past them stay readable by commands (list them in sandbox.denyRead)`,
+        );
+      }
       const commandLine = await SandboxManager.wrapWithSandbox(
         command,
         "bash",
@@ -91,7 +104,7 @@ export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
           filesystem: {
             allowWrite: [workspace.root, ...(settings.allowWrite ?? [])],
             denyWrite: options.allowAgentConfigEdits ? [] : protectedConfigPaths(workspace.root),
-            denyRead: [...secretPathsIn(workspace), ...(settings.denyRead ?? [])],
+            denyRead: [...secrets.paths, ...(settings.denyRead ?? [])],
           },
           network: { allowedDomains: [], deniedDomains: settings.deniedDomains ?? [] },
         },
@@ -141,11 +154,16 @@ const MAX_WALKED_ENTRIES = 50_000;
 
 /**
  * The workspace's secret files and folders, judged by the same guard as the file tools. `.git` is
- * left readable so git works inside the sandbox. Files created after the walk are not covered.
+ * left readable so git works inside the sandbox. Files created after the walk are not covered, and
+ * the walk stops after `maxEntries` entries (`complete: false`: the caller says so).
  */
-export function secretPathsIn(workspace: Workspace): string[] {
-  const found: string[] = [];
-  let walked = 0;
+export function secretPathsIn(
+  workspace: Workspace,
+  maxEntries = MAX_WALKED_ENTRIES,
+): { paths: string[]; complete: boolean; scanned: number } {
+  const paths: string[] = [];
+  let scanned = 0;
+  let complete = true;
   const walk = (folder: string, rel: string) => {
     let entries: import("node:fs").Dirent[];
     try {
@@ -154,16 +172,20 @@ export function secretPathsIn(workspace: Workspace): string[] {
       return;
     }
     for (const entry of entries) {
-      if (++walked > MAX_WALKED_ENTRIES) return;
+      if (scanned >= maxEntries) {
+        complete = false;
+        return;
+      }
+      scanned++;
       const entryRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
       if (SKIPPED_FOLDERS.has(entry.name)) continue;
       if (workspace.secrets.isSecret(entryRel)) {
-        found.push(path.join(folder, entry.name));
+        paths.push(path.join(folder, entry.name));
         continue;
       }
       if (entry.isDirectory()) walk(path.join(folder, entry.name), entryRel);
     }
   };
   walk(workspace.root, "");
-  return found;
+  return { paths, complete, scanned };
 }

@@ -3,7 +3,13 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { protectedConfigPaths, sandboxUnavailableReason } from "../../../src/tools/exec/sandbox.js";
+import {
+  createCommandSandbox,
+  protectedConfigPaths,
+  sandboxUnavailableReason,
+  secretPathsIn,
+} from "../../../src/tools/exec/sandbox.js";
+import { openWorkspace } from "../../../src/workspace/workspace.js";
 import { runGantryTool } from "../../support/cli.js";
 import { createTempWorkspace } from "../../support/workspace.js";
 import { type ExecFixture, openExecFixture } from "./helpers.js";
@@ -131,7 +137,9 @@ describe("the sandbox's read-only config paths", () => {
       ".agents/settings.json": "{}\n",
     });
     try {
-      const paths = protectedConfigPaths(ws.root).map((p) => path.relative(ws.root, p)).sort();
+      const paths = protectedConfigPaths(ws.root)
+        .map((p) => path.relative(ws.root, p))
+        .sort();
       // .agents/hooks.json and .agents/settings.local.json do not exist: their folder is read-only;
       // .claude holds both files Claude Code reads, so only the matching files are
       expect(paths).toEqual([
@@ -142,6 +150,53 @@ describe("the sandbox's read-only config paths", () => {
         ".claude/settings.team.json",
       ]);
     } finally {
+      await ws.cleanup();
+    }
+  });
+});
+
+describe("the sandbox's scan for secret files", () => {
+  const files = {
+    ".env": "KEY=1\n",
+    "a.txt": "a\n",
+    "b.txt": "b\n",
+    "config/id_rsa": "key\n",
+    "config/x.txt": "x\n",
+    "node_modules/pkg/index.js": "x\n",
+  };
+
+  it("finds the secret files the file tools' guard names, and says when it stopped short", async () => {
+    const ws = await createTempWorkspace(files);
+    try {
+      const workspace = openWorkspace(ws.root);
+      const full = secretPathsIn(workspace);
+      expect(full.complete).toBe(true);
+      expect(full.paths.map((p) => path.relative(ws.root, p)).sort()).toEqual([".env", "config/id_rsa"]);
+      expect(secretPathsIn(workspace, 2)).toMatchObject({ complete: false, scanned: 2 });
+    } finally {
+      await ws.cleanup();
+    }
+  });
+
+  it.skipIf(unavailable !== undefined)("warns once when a command's scan stops short", async () => {
+    const ws = await createTempWorkspace(files);
+    const lines: string[] = [];
+    const sandbox = createCommandSandbox({
+      workspace: openWorkspace(ws.root),
+      settings: { enabled: true },
+      allowAgentConfigEdits: false,
+      log: (line) => lines.push(line),
+      maxScannedEntries: 2,
+    });
+    try {
+      for (let i = 0; i < 2; i++) (await sandbox.wrap("true")).release();
+      expect(lines).toEqual([
+        expect.stringMatching(
+          /^sandbox: the scan for secret files stopped after 2 entries of .*; secret files past them stay readable by commands \(list them in sandbox\.denyRead\)$/,
+        ),
+      ]);
+    } finally {
+      await sandbox.dispose();
       await ws.cleanup();
     }
   });
