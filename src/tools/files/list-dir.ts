@@ -13,7 +13,17 @@ const ListDirParameters = z.object({
     .describe(
       'The folder to list: an absolute path inside the workspace, or a path relative to its root ("." is the root).',
     ),
+  Offset: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      "Entries to skip, in the listing's order (folders first, then files); for the next part of a long listing.",
+    ),
 });
+
+type ListDirArgs = z.infer<typeof ListDirParameters>;
 
 /** Room kept for the closing lines when the listing itself is cut by the output limit. */
 const CLOSING_RESERVE = 300;
@@ -25,7 +35,7 @@ export function createListDirTool(env: ToolEnvironment) {
     spec: {
       name: "list_dir",
       description:
-        "List the entries of one workspace folder: folders (marked with a trailing /) first, then files with their sizes; symlinks are marked with @ and their target. Secret files (.env, keys) and .git are hidden. Long listings are capped; use find_by_name to search deeper.",
+        "List the entries of one workspace folder: folders (marked with a trailing /) first, then files with their sizes; symlinks are marked with @ and their target. Secret files (.env, keys) and .git are hidden. A long listing comes in parts: its last line gives the call (with Offset) for the next part; use find_by_name to search deeper.",
       parameters: ListDirParameters,
       safety: "read_only",
       group: "Read",
@@ -45,14 +55,17 @@ export function createListDirTool(env: ToolEnvironment) {
         const entries = all.filter((entry) => !isAtomicTempName(entry.name));
         const visible = entries.filter((entry) => !workspace.secrets.isSecret(joinRel(rel, entry.name)));
         visible.sort(foldersFirstByName);
-        const { lines, shown } = await describeEntries(visible, opened.path, rel, workspace);
+        const offset = args.Offset ?? 0;
+        const { lines, shown } = await describeEntries(visible.slice(offset), opened.path, rel, workspace);
         const hidden = entries.length - visible.length;
-        return okResult(listingText(lines, visible.length, hidden, shown), {
+        const page = { offset, shown, total: visible.length };
+        return okResult(listingText(lines, page, hidden, args), {
           path: rel || ".",
           entries: visible.length,
+          offset,
           shown,
           hidden,
-          truncated: shown < visible.length,
+          truncated: offset + shown < visible.length,
         });
       } finally {
         await opened.handle.close();
@@ -130,16 +143,28 @@ export function formatSize(bytes: number): string {
   return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
 }
 
-function listingText(lines: string[], visible: number, hidden: number, shown: number): string {
-  const out = visible > 0 ? [...lines] : [hidden > 0 ? "[no entries to show]" : "[empty folder]"];
+function listingText(
+  lines: string[],
+  page: { offset: number; shown: number; total: number },
+  hidden: number,
+  args: ListDirArgs,
+): string {
+  const { offset, shown, total } = page;
+  const out =
+    total === 0
+      ? [hidden > 0 ? "[no entries to show]" : "[empty folder]"]
+      : offset >= total
+        ? [`[no more entries: the folder has ${total}, and Offset ${offset} skips them all]`]
+        : [...lines];
   if (hidden > 0) {
     out.push(
       `[${hidden} ${hidden === 1 ? "entry" : "entries"} hidden: secret files and .git are not listed]`,
     );
   }
-  if (shown < visible) {
+  if (offset + shown < total) {
+    const next = { ...args, Offset: offset + shown };
     out.push(
-      `[truncated: showing ${shown} of ${visible} entries; ${visible - shown} left out. List a subfolder or use find_by_name with a Pattern to see the rest.]`,
+      `[truncated: entries ${offset + 1}-${offset + shown} of ${total} shown; ${total - offset - shown} left out. Next call: ${JSON.stringify(next)}]`,
     );
   }
   return out.join("\n");

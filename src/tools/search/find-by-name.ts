@@ -33,6 +33,12 @@ const FindByNameArgs = z.object({
     .positive()
     .optional()
     .describe("Deepest level to look at; 1 = only the entries directly inside SearchDirectory."),
+  Offset: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("Results to skip, in the sorted order; for the next part of a long result."),
 });
 
 type FindArgs = z.infer<typeof FindByNameArgs>;
@@ -43,7 +49,7 @@ export function createFindByNameTool(env: ToolEnvironment) {
       name: "find_by_name",
       description:
         "Find files and folders by glob in the workspace; results are workspace-relative paths, sorted, folders ending in /. " +
-        "Skips .gitignored paths, node_modules, build outputs, .git and secret files.",
+        "Skips .gitignored paths, node_modules, build outputs, .git and secret files. A long result comes in parts: its last line gives the call (with Offset) for the next part.",
       parameters: FindByNameArgs,
       safety: "read_only",
       group: "Search",
@@ -73,7 +79,7 @@ export function createFindByNameTool(env: ToolEnvironment) {
           return undefined;
         },
       });
-      return formatFound(found.sort(comparePaths), args, env.workspace.limits.maxMatches);
+      return formatFound(found.sort(comparePaths), args, env.workspace.limits);
     },
   });
 }
@@ -96,26 +102,56 @@ function entryFilter(args: FindArgs, searchRel: string): (entry: WalkEntry) => "
   };
 }
 
-function formatFound(found: string[], args: FindArgs, maxMatches: number): ToolResult {
+/** Room kept for the closing line (its next call repeats the arguments). */
+const CLOSING_RESERVE = 600;
+
+/** One part of the sorted results: from Offset, up to maxMatches and the output limit. */
+function formatFound(
+  found: string[],
+  args: FindArgs,
+  limits: { maxMatches: number; maxOutputChars: number },
+): ToolResult {
+  const offset = args.Offset ?? 0;
   if (found.length === 0) {
     return okResult(
       `No ${describeType(args.Type)} match ${JSON.stringify(args.Pattern)} in ${args.SearchDirectory}.`,
       {
         matches: 0,
+        offset,
         shown: 0,
         truncated: false,
       },
     );
   }
-  const shown = found.slice(0, maxMatches);
-  const omitted = found.length - shown.length;
-  const lines = [...shown];
-  if (omitted > 0) {
+  if (offset >= found.length) {
+    return okResult(`[no more results: ${found.length} matched, and Offset ${offset} skips them all]`, {
+      matches: found.length,
+      offset,
+      shown: 0,
+      truncated: false,
+    });
+  }
+  const budget = Math.max(limits.maxOutputChars - CLOSING_RESERVE, Math.floor(limits.maxOutputChars / 2));
+  const lines: string[] = [];
+  let used = 0;
+  for (const entry of found.slice(offset, offset + limits.maxMatches)) {
+    if (used + entry.length + 1 > budget && lines.length > 0) break;
+    lines.push(entry);
+    used += entry.length + 1;
+  }
+  const end = offset + lines.length;
+  if (end < found.length) {
+    const next = JSON.stringify({ ...args, Offset: end });
     lines.push(
-      `[${omitted} more results not shown (limit ${maxMatches}); narrow Pattern, SearchDirectory or MaxDepth]`,
+      `[truncated: results ${offset + 1}-${end} of ${found.length} shown; ${found.length - end} left out. Next call: ${next}]`,
     );
   }
-  return okResult(lines.join("\n"), { matches: found.length, shown: shown.length, truncated: omitted > 0 });
+  return okResult(lines.join("\n"), {
+    matches: found.length,
+    offset,
+    shown: end - offset,
+    truncated: end < found.length,
+  });
 }
 
 function describeType(type: FindArgs["Type"]): string {

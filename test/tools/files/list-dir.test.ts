@@ -100,8 +100,31 @@ describe("list_dir", () => {
       "f02.txt (0 B)",
       "f03.txt (0 B)",
     ]);
-    expect(lines.at(-1)).toMatch(/^\[truncated: showing 5 of 13 entries; 8 left out\..*find_by_name/);
-    expect(result.metadata).toMatchObject({ entries: 13, shown: 5, truncated: true });
+    expect(lines.at(-1)).toBe(
+      '[truncated: entries 1-5 of 13 shown; 8 left out. Next call: {"DirectoryPath":".","Offset":5}]',
+    );
+    expect(result.metadata).toMatchObject({ entries: 13, offset: 0, shown: 5, truncated: true });
+  });
+
+  it("pages through a long listing with the next call each part names, missing and repeating nothing", async () => {
+    const files = Object.fromEntries(
+      Array.from({ length: 12 }, (_, i) => [`f${String(i).padStart(2, "0")}.txt`, ""]),
+    );
+    await open(files, { limits: { maxDirEntries: 5 } });
+    const seen: string[] = [];
+    let args: Record<string, unknown> = { DirectoryPath: "." };
+    for (let part = 0; part < 10; part++) {
+      const result = await session!.pipeline.run({ name: "list_dir", args });
+      const lines = result.text.split("\n");
+      const next = /Next call: (\{.*\})\]$/.exec(lines.at(-1) ?? "");
+      seen.push(...(next ? lines.slice(0, -1) : lines));
+      if (!next) break;
+      args = JSON.parse(next[1] as string);
+    }
+    expect(seen).toEqual([".agents/", ...Object.keys(files).map((name) => `${name} (0 B)`)]);
+    const past = await session!.pipeline.run({ name: "list_dir", args: { DirectoryPath: ".", Offset: 40 } });
+    expect(past.text).toBe("[no more entries: the folder has 13, and Offset 40 skips them all]");
+    expect(past.metadata).toMatchObject({ shown: 0, truncated: false });
   });
 
   it("stays within the output limit for a folder of long names", async () => {
@@ -110,7 +133,9 @@ describe("list_dir", () => {
     const result = await list(".");
     expect(result.text.length).toBeLessThanOrEqual(1000);
     expect(result.metadata.truncated).toBe(true);
-    expect(result.text.split("\n").at(-1)).toContain("left out");
+    expect(result.text.split("\n").at(-1)).toMatch(
+      /left out\. Next call: \{"DirectoryPath":"\.","Offset":\d+\}\]$/,
+    );
   });
 
   it("says so for an empty folder, a file and a missing folder", async () => {

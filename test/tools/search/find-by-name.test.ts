@@ -179,12 +179,38 @@ describe("find_by_name", () => {
     expect(resultLines(result)).toEqual(["src/", "src/a.ts"]);
   });
 
-  it("caps results at limits.maxMatches and says how many were left out", async () => {
+  it("caps results at limits.maxMatches, says how many were left out and gives the next call", async () => {
     const files = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`f${i}.txt`, ""]));
     const result = await find(files, { Pattern: "*.txt" }, { maxMatches: 3 });
     expect(resultLines(result)).toEqual(["f0.txt", "f1.txt", "f2.txt"]);
-    expect(result.text).toContain("[4 more results not shown (limit 3)");
-    expect(result.metadata).toMatchObject({ matches: 7, shown: 3, truncated: true });
+    expect(result.text.split("\n").at(-1)).toBe(
+      '[truncated: results 1-3 of 7 shown; 4 left out. Next call: {"SearchDirectory":".","Pattern":"*.txt","Offset":3}]',
+    );
+    expect(result.metadata).toMatchObject({ matches: 7, offset: 0, shown: 3, truncated: true });
+  });
+
+  it("pages through every result with the next calls, within the output limit, missing and repeating nothing", async () => {
+    const names = Array.from(
+      { length: 30 },
+      (_, i) => `${"long-name-".repeat(6)}${String(i).padStart(2, "0")}.txt`,
+    );
+    const files = Object.fromEntries(names.map((name) => [name, ""]));
+    fixture = await searchFixture(files, { limits: { maxOutputChars: 1200 } });
+    const seen: string[] = [];
+    let args: Record<string, unknown> = { SearchDirectory: ".", Pattern: "*.txt" };
+    for (let part = 0; part < 30; part++) {
+      const result = await fixture.run("find_by_name", args);
+      expect(result.text.length).toBeLessThanOrEqual(1200);
+      expect(result.metadata.truncated).toBe(result.text.includes("Next call:"));
+      const lines = result.text.split("\n");
+      const next = /Next call: (\{.*\})\]$/.exec(lines.at(-1) ?? "");
+      seen.push(...(next ? lines.slice(0, -1) : lines));
+      if (!next) break;
+      args = JSON.parse(next[1] as string);
+    }
+    expect(seen).toEqual(names);
+    const past = await fixture.run("find_by_name", { SearchDirectory: ".", Pattern: "*.txt", Offset: 99 });
+    expect(past.text).toBe("[no more results: 30 matched, and Offset 99 skips them all]");
   });
 
   it("answers through its alias and reports no match plainly", async () => {
