@@ -45,12 +45,19 @@ export function createToolRegistry(tools: Iterable<AnyTool> = []): ToolRegistry 
       return key === undefined ? undefined : byName.get(key);
     },
     closestNames(name, count = 3) {
-      const names = [...byName.keys(), ...aliases.keys()];
-      return names
-        .map((candidate) => ({ candidate, score: distance(name.toLowerCase(), candidate.toLowerCase()) }))
-        .sort((a, b) => a.score - b.score || a.candidate.localeCompare(b.candidate))
+      // an alias close to the name counts for its tool: "grep_s" is nearest the alias "grep", so it names
+      // grep_search; each tool is named once, by its canonical name, and switched-off tools not at all
+      const query = name.toLowerCase();
+      const best = new Map<string, number>();
+      for (const [key, tool] of [...[...byName.keys()].map((n) => [n, n] as const), ...aliases]) {
+        if (!enabled.get(tool)) continue;
+        const score = distance(query, key.toLowerCase());
+        if (score < (best.get(tool) ?? Number.POSITIVE_INFINITY)) best.set(tool, score);
+      }
+      return [...best]
+        .sort(([a, x], [b, y]) => x - y || a.localeCompare(b))
         .slice(0, count)
-        .map(({ candidate }) => candidate);
+        .map(([tool]) => tool);
     },
     setEnabled(name, value) {
       const key = canonical(name);

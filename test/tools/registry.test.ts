@@ -70,6 +70,25 @@ describe("tool registry", () => {
     expect(registry.closestNames("veiw_file", 1)).toEqual(["view_file"]);
   });
 
+  it("counts an alias close to the name for its tool, names each tool once, and leaves switched-off tools out", () => {
+    const registry = createToolRegistry([
+      dummy("grep_search", "read_only", ["grep"]),
+      dummy("view_file", "read_only", ["read_file", "read"]),
+      dummy("agent", "read_only", ["Task"]),
+      dummy("list_dir", "read_only", ["ls"]),
+    ]);
+    const closest = registry.closestNames("grep_s");
+    expect(closest[0]).toBe("grep_search");
+    expect(closest).toHaveLength(3);
+    expect(new Set(closest).size).toBe(3);
+    expect(closest.every((name) => ["grep_search", "view_file", "agent", "list_dir"].includes(name))).toBe(
+      true,
+    );
+    expect(registry.closestNames("rea")[0]).toBe("view_file");
+    registry.setEnabled("view_file", false);
+    expect(registry.closestNames("rea")).not.toContain("view_file");
+  });
+
   it("generates declarations from the zod schema, with a description on every field, for enabled tools only", async () => {
     ws = await createTempWorkspace();
     session = createGantrySession({ workspace: ws.root, home: ws.home });
