@@ -34,19 +34,25 @@ export function createModelClient(spec: ModelSpec, model: LanguageModel, context
   return {
     id: `${spec.provider}:${spec.modelId}`,
     contextWindow,
-    streamTurn: (request) => streamModelTurn(model, request),
+    // only Anthropic's and Gemini's protocols put images inside a tool result
+    streamTurn: (request) =>
+      streamModelTurn(model, request, spec.provider === "anthropic" || spec.provider === "google"),
   };
 }
 
 async function* streamModelTurn(
   model: LanguageModel,
   request: ModelTurnRequest,
+  imagesInToolResults: boolean,
 ): AsyncIterable<ModelStreamPart> {
   let failure: unknown;
   const result = streamText({
     model,
     instructions: request.system,
-    messages: toModelMessages(request.messages, { toolsDeclared: request.tools.length > 0 }),
+    messages: toModelMessages(request.messages, {
+      toolsDeclared: request.tools.length > 0,
+      imagesInToolResults,
+    }),
     tools: declareTools(request.tools),
     abortSignal: request.signal,
     // the harness retries (src/agent/retry.ts), so the SDK must not

@@ -1,14 +1,23 @@
 import type { ModelMessage, ToolResultPart } from "ai";
 import type { ConversationMessage, ToolResultRecord } from "../agent/conversation.js";
 
-/**
- * Gantry's conversation → AI SDK messages (the provider packages take it from there). Without tool
- * declarations, earlier tool calls travel as text: some providers refuse tool blocks in such a request.
- */
+export interface ModelMessageOptions {
+  /** false: earlier tool calls travel as text (some providers refuse tool blocks in a request without tools). */
+  toolsDeclared: boolean;
+  /**
+   * Whether the provider's protocol carries images inside a tool result (Anthropic, Gemini). OpenAI's
+   * chat completions do not: a tool message is text only, and the SDK would print the image's base64
+   * into it; there the images follow the tool message as a user message.
+   */
+  imagesInToolResults?: boolean;
+}
+
+/** Gantry's conversation → AI SDK messages (the provider packages take it from there). */
 export function toModelMessages(
   messages: readonly ConversationMessage[],
-  options: { toolsDeclared: boolean } = { toolsDeclared: true },
+  options: ModelMessageOptions = { toolsDeclared: true },
 ): ModelMessage[] {
+  const imagesInToolResults = options.imagesInToolResults ?? true;
   const out: ModelMessage[] = [];
   for (const message of messages) {
     if (!options.toolsDeclared && (message.role === "tool" || message.role === "assistant")) {
@@ -43,7 +52,28 @@ export function toModelMessages(
         });
         break;
       case "tool":
-        out.push({ role: "tool", content: message.results.map(toResultPart) });
+        if (imagesInToolResults) {
+          out.push({ role: "tool", content: message.results.map(toResultPart) });
+          break;
+        }
+        out.push({
+          role: "tool",
+          content: message.results.map((result) => toResultPart(withoutImages(result))),
+        });
+        for (const result of message.results) {
+          if (!result.images || result.images.length === 0) continue;
+          out.push({
+            role: "user",
+            content: [
+              { type: "text", text: `[the image(s) ${result.name} returned for call ${result.callId}]` },
+              ...result.images.map((image) => ({
+                type: "image" as const,
+                image: image.data,
+                mediaType: image.mimeType,
+              })),
+            ],
+          });
+        }
         break;
     }
   }
@@ -75,6 +105,14 @@ function asInputObject(args: unknown): Record<string, unknown> {
     }
   }
   return { raw: args };
+}
+
+/** A result whose images travel in a separate message: its text says where they are. */
+function withoutImages(result: ToolResultRecord): ToolResultRecord {
+  if (!result.images || result.images.length === 0) return result;
+  const { images, ...rest } = result;
+  const count = images.length === 1 ? "the image follows" : `the ${images.length} images follow`;
+  return { ...rest, text: `${result.text}\n(${count} in the next message)` };
 }
 
 function toResultPart(result: ToolResultRecord): ToolResultPart {

@@ -183,6 +183,44 @@ describe.each(["openai", "anthropic", "gemini"] as const)("gantry -p over the %s
     },
   );
 
+  it("sends an image view_file returned as an image, never as base64 text", E2E, async () => {
+    ws = await createTempWorkspace();
+    const png = Buffer.from(
+      "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5f0000000049454e44ae426082",
+      "hex",
+    );
+    const base64 = png.toString("base64");
+    await ws.write("pic.png", png);
+    server = await startModelServer([
+      { toolCalls: [{ name: "view_file", args: { AbsolutePath: path.join(ws.root, "pic.png") } }] },
+      { text: "A one-pixel picture." },
+    ]);
+    const run = await runAgent(protocol, "Look at pic.png");
+    expect(run.code, run.stderr).toBe(0);
+    server.assertDone();
+    const body = server.requests[1]?.body as Record<string, unknown>;
+    const text = JSON.stringify(body);
+    if (protocol === "openai") {
+      // chat completions carry text only in a tool message: the picture follows as a user message
+      const messages = body.messages as { role: string; content: unknown }[];
+      const tool = messages.find((m) => m.role === "tool");
+      expect(typeof tool?.content).toBe("string");
+      expect(tool?.content).not.toContain(base64);
+      expect(tool?.content).toContain("the image follows in the next message");
+      const after = messages[messages.indexOf(tool as (typeof messages)[number]) + 1];
+      expect(after).toMatchObject({
+        role: "user",
+        content: expect.arrayContaining([
+          { type: "image_url", image_url: { url: `data:image/png;base64,${base64}` } },
+        ]),
+      });
+    } else if (protocol === "anthropic") {
+      expect(text).toContain(JSON.stringify({ type: "base64", media_type: "image/png", data: base64 }));
+    } else {
+      expect(text).toContain(JSON.stringify({ mimeType: "image/png", data: base64 }));
+    }
+  });
+
   it("retries a rate limit and a server error, then succeeds", E2E, async () => {
     ws = await createTempWorkspace();
     server = await startModelServer([
