@@ -21,6 +21,8 @@ export interface GrepRequest {
   /** Include globs (name-only or path patterns, SPEC §3 rules). */
   includes: readonly string[];
   matchPerLine: boolean;
+  /** Matching lines (or files, without MatchPerLine) passed over before the part shown, in path order. */
+  offset: number;
   maxMatches: number;
   maxFileBytes: number;
   signal: AbortSignal;
@@ -55,22 +57,39 @@ export type GrepEngineResult =
   | { ok: true; outcome: GrepOutcome }
   | { ok: false; code: ToolErrorCode; message: string };
 
-/** Keeps results in path order and stops keeping lines once the cap is full (the counting goes on). */
-export function createResultCollector(maxMatches: number, matchPerLine: boolean) {
+/**
+ * Keeps results in path order: passes over the first `offset` matching lines (or files), then keeps
+ * lines until the cap is full (the counting goes on).
+ */
+export function createResultCollector(request: Pick<GrepRequest, "maxMatches" | "matchPerLine" | "offset">) {
+  const { maxMatches, matchPerLine } = request;
   const files: GrepFile[] = [];
+  let toSkip = request.offset;
   let shown = 0;
   return {
     files,
     /** Room for this many more lines (or files). */
     room: () => maxMatches - shown,
-    add(path: string, lines: GrepLine[]) {
+    /** How many of the next matching file's first lines to read: those still passed over, then the room. */
+    wanted: () => (shown >= maxMatches ? 0 : toSkip + maxMatches - shown),
+    /** Whether a file with this many matching lines lies wholly before the part shown. */
+    passesOver: (count: number) => toSkip >= (matchPerLine ? count : 1),
+    /** One matching file: `count` matching lines in all, of which `lines` are its first ones read. */
+    add(path: string, lines: GrepLine[], count: number) {
+      if (!matchPerLine) count = 1;
+      if (toSkip >= count) {
+        toSkip -= count;
+        return;
+      }
       if (shown >= maxMatches) return;
       if (!matchPerLine) {
         files.push({ path, lines: [] });
         shown++;
         return;
       }
-      const kept = lines.slice(0, maxMatches - shown);
+      const kept = lines.slice(toSkip, toSkip + maxMatches - shown);
+      toSkip = 0;
+      if (kept.length === 0) return;
       files.push({ path, lines: kept });
       shown += kept.length;
     },

@@ -35,7 +35,17 @@ const GrepSearchArgs = z.object({
     .describe(
       "true (default): one result per matching line, as path:line: text. false: only the matching file names.",
     ),
+  Offset: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      "Matching lines (or files, when MatchPerLine is false) to pass over, in result order, before the part shown; a cut result names the next Offset. Default 0.",
+    ),
 });
+
+type GrepSearchArgs = z.infer<typeof GrepSearchArgs>;
 
 /** Lines longer than this are shown as a window around the first match. */
 const MAX_LINE_CHARS = 300;
@@ -46,7 +56,8 @@ export function createGrepSearchTool(env: ToolEnvironment) {
       name: "grep_search",
       description:
         "Search file contents in the workspace (ripgrep when available). Literal by default; results as path:line: text, sorted by path. " +
-        "Skips .gitignored paths, node_modules, build outputs, .git and secret files; large and binary files are skipped and counted.",
+        "Skips .gitignored paths, node_modules, build outputs, .git and secret files; large and binary files are skipped and counted. " +
+        "A long result comes in parts: its last line gives the call (with Offset) for the next part.",
       parameters: GrepSearchArgs,
       safety: "read_only",
       group: "Search",
@@ -79,14 +90,19 @@ export function createGrepSearchTool(env: ToolEnvironment) {
         result = await nodeSearch(request, (compiled as { matcher: LineMatcher }).matcher);
       }
       if (!result.ok) return errorResult(result.code, result.message);
-      return formatOutcome(result.outcome, request, compiled.ok ? compiled.matcher : undefined);
+      return formatOutcome(result.outcome, {
+        args,
+        request,
+        matcher: compiled.ok ? compiled.matcher : undefined,
+        maxChars: env.workspace.limits.maxOutputChars,
+      });
     },
   });
 }
 
 function grepRequest(
   env: ToolEnvironment,
-  args: z.infer<typeof GrepSearchArgs>,
+  args: GrepSearchArgs,
   root: { rel: string; isDir: boolean; chain: GrepRequest["chain"]; gitignoreFolders: string[] },
   signal: AbortSignal,
 ): GrepRequest {
@@ -103,49 +119,107 @@ function grepRequest(
     caseInsensitive: args.CaseInsensitive ?? false,
     includes: args.Includes ?? [],
     matchPerLine: args.MatchPerLine ?? true,
+    offset: args.Offset ?? 0,
     maxMatches: env.workspace.limits.maxMatches,
     maxFileBytes: env.workspace.limits.maxSearchFileBytes,
     signal,
   };
 }
 
-function formatOutcome(
-  outcome: GrepOutcome,
-  request: GrepRequest,
-  matcher: LineMatcher | undefined,
-): ToolResult {
-  const out: string[] = [];
-  let shown = 0;
-  for (const file of outcome.files) {
-    if (!request.matchPerLine) {
-      out.push(file.path);
-      shown++;
-      continue;
-    }
-    for (const hit of file.lines) {
-      out.push(`${file.path}:${hit.line}: ${shortenLine(hit.text, matcher)}`);
-      shown++;
-    }
-  }
-  const omitted = outcome.matches - shown;
+interface FormatContext {
+  args: GrepSearchArgs;
+  request: GrepRequest;
+  matcher: LineMatcher | undefined;
+  /** The workspace's output limit: the whole text, closing line included, stays within it. */
+  maxChars: number;
+}
+
+function formatOutcome(outcome: GrepOutcome, context: FormatContext): ToolResult {
+  const { request } = context;
+  const { offset } = request;
+  const total = outcome.matches;
   const skips = skipNote(outcome);
-  if (outcome.matches === 0) out.push(`No matches for ${JSON.stringify(request.query)}.`);
-  if (omitted > 0) {
-    out.push(
-      `[${omitted} more ${request.matchPerLine ? "matching lines" : "matching files"} not shown (limit ${request.maxMatches}); narrow SearchPath, Includes or Query]`,
-    );
-  }
+  const rows = resultRows(outcome, context);
+  // the closing line is measured with the largest numbers it can hold; the rows fill what is left
+  const widest = offset + total;
+  const reserve = [closingLine(context, { left: widest, shown: widest, total: widest }, false), skips]
+    .filter((line) => line !== undefined)
+    .reduce((sum, line) => sum + line.length + 1, 0);
+  const out = fitRows(rows, context.maxChars - reserve);
+  const shown = out.length;
+  const left = Math.max(0, total - offset - shown);
   if (skips) out.push(skips);
+  // the closing line comes last, so a cut result ends with its next call
+  if (total === 0) out.push(`No matches for ${JSON.stringify(request.query)}.`);
+  else if (offset >= total) out.push(pastTheEnd(request, total));
+  else if (left > 0) out.push(closingLine(context, { left, shown, total }, shown === rows.length));
+  else if (offset > 0)
+    out.push(`[${unit(request)} ${offset + 1}-${offset + shown} of ${total} shown; no more]`);
   return okResult(out.join("\n"), {
-    matches: outcome.matches,
+    matches: total,
     matchedFiles: outcome.matchedFiles,
+    offset,
     shown,
-    truncated: omitted > 0,
+    truncated: left > 0,
+    ...(left > 0 ? { next: nextArgs(context.args, offset + shown) } : {}),
     skippedLargeFiles: outcome.skippedLargeFiles,
     skippedBinaryFiles: outcome.skippedBinaryFiles,
     engine: outcome.engine,
     ...(outcome.threads === undefined ? {} : { threads: outcome.threads }),
   });
+}
+
+/** The rows the engine kept (at most the match cap), as the model reads them. */
+function resultRows(outcome: GrepOutcome, { request, matcher }: FormatContext): string[] {
+  const rows: string[] = [];
+  for (const file of outcome.files) {
+    if (!request.matchPerLine) rows.push(file.path);
+    else
+      for (const hit of file.lines) rows.push(`${file.path}:${hit.line}: ${shortenLine(hit.text, matcher)}`);
+  }
+  return rows;
+}
+
+/** Whole rows while they fit in `budget` characters; always at least one, so every next part moves on. */
+function fitRows(rows: string[], budget: number): string[] {
+  const out: string[] = [];
+  let used = 0;
+  for (const row of rows) {
+    if (used + row.length + 1 > budget) {
+      if (out.length === 0)
+        out.push(row.length > budget ? `${row.slice(0, Math.max(40, budget - 1))}…` : row);
+      break;
+    }
+    out.push(row);
+    used += row.length + 1;
+  }
+  return out;
+}
+
+function unit(request: GrepRequest): string {
+  return request.matchPerLine ? "matching lines" : "matching files";
+}
+
+/** What was left out after this part, why, and the exact call that fetches the next part. */
+function closingLine(
+  context: FormatContext,
+  part: { left: number; shown: number; total: number },
+  capEnded: boolean,
+): string {
+  const { request } = context;
+  const why = capEnded ? `limit ${request.maxMatches}` : `output limit ${context.maxChars} characters`;
+  const first = request.offset + 1;
+  const range = request.offset > 0 ? `; this part: ${first}-${first + part.shown - 1} of ${part.total}` : "";
+  const next = nextArgs(context.args, request.offset + part.shown);
+  return `[${part.left} more ${unit(request)} not shown (${why})${range}. Next part: ${JSON.stringify(next)}]`;
+}
+
+function nextArgs(args: GrepSearchArgs, offset: number): GrepSearchArgs {
+  return { ...args, Offset: offset };
+}
+
+function pastTheEnd(request: GrepRequest, matches: number): string {
+  return `No more matches: Offset ${request.offset} is past the last of the ${matches} ${unit(request)} for ${JSON.stringify(request.query)}.`;
 }
 
 function skipNote(outcome: GrepOutcome): string | undefined {

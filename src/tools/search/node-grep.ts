@@ -49,7 +49,7 @@ function emptyOutcome(): GrepOutcome {
 
 /** On this thread alone, in path order, keeping lines while the cap has room. */
 async function searchHere(request: GrepRequest, matcher: LineMatcher, files: string[]) {
-  const collector = createResultCollector(request.maxMatches, request.matchPerLine);
+  const collector = createResultCollector(request);
   const scanner = createFileScanner(matcher, request.maxFileBytes);
   const outcome = emptyOutcome();
   for (let i = 0; i < files.length; i++) {
@@ -59,21 +59,21 @@ async function searchHere(request: GrepRequest, matcher: LineMatcher, files: str
     }
     const rel = files[i] as string;
     // seed 001: after the cap no line is kept, but every file is still judged so the skips are counted
-    const keep = request.matchPerLine ? Math.max(0, collector.room()) : 0;
+    const keep = request.matchPerLine ? collector.wanted() : 0;
     const scan = scanner.scan(absolutePath(request.root, rel), keep);
     if (scan.kind === "large") outcome.skippedLargeFiles++;
     else if (scan.kind === "binary") outcome.skippedBinaryFiles++;
     else if (scan.kind === "text" && scan.count > 0) {
       outcome.matchedFiles++;
       outcome.matches += request.matchPerLine ? scan.count : 1;
-      collector.add(rel, scan.lines);
+      collector.add(rel, scan.lines, scan.count);
     }
   }
   outcome.files = collector.files;
   return outcome;
 }
 
-/** Counts on every thread, then the lines of just the first matching files (read again, in path order). */
+/** Counts on every thread, then the lines of just the matching files shown (read again, in path order). */
 async function searchInPool(request: GrepRequest, matcher: LineMatcher, pool: ScanPool) {
   const { counts, threads } = await pool.finish();
   const files = pool.files;
@@ -91,15 +91,18 @@ async function searchInPool(request: GrepRequest, matcher: LineMatcher, pool: Sc
   }
   // only the matching files need path order; the skips are counts
   matched.sort((a, b) => comparePaths(files[a] as string, files[b] as string));
-  const collector = createResultCollector(request.maxMatches, request.matchPerLine);
+  const collector = createResultCollector(request);
   const scanner = createFileScanner(matcher, request.maxFileBytes);
   for (const i of matched) {
     if (collector.room() <= 0) break;
     const rel = files[i] as string;
-    const scan = request.matchPerLine
-      ? scanner.scan(absolutePath(request.root, rel), collector.room())
-      : undefined;
-    collector.add(rel, scan?.kind === "text" ? scan.lines : []);
+    const count = counts[i] as number;
+    // files wholly before the part shown (Offset) are passed over by their counts, never read again
+    const scan =
+      request.matchPerLine && !collector.passesOver(count)
+        ? scanner.scan(absolutePath(request.root, rel), collector.wanted())
+        : undefined;
+    collector.add(rel, scan?.kind === "text" ? scan.lines : [], count);
   }
   outcome.files = collector.files;
   return outcome;

@@ -48,7 +48,7 @@ export function findRipgrep(): string | null {
  * ripgrep in two steps. 1: `--count --include-zero --stats` over the whole search: one line per
  * searched text file (so the match counts), "N files searched" (binary files are searched but never
  * listed, so the difference counts them), and `--debug` names each file skipped for its size.
- * 2: the matching lines of just the first files, enough to fill the cap.
+ * 2: the matching lines of just the files that hold the part shown (from Offset, up to the cap).
  */
 export async function ripgrepSearch(
   rg: string,
@@ -86,9 +86,10 @@ export async function ripgrepSearch(
 }
 
 /**
- * Step 2: the lines of the first matching files (in path order), as many as the cap shows. A literal,
- * case-sensitive query means the same bytes to both engines, so Node reads those few files itself and
- * saves a second rg process; regexes and case folding stay with ripgrep.
+ * Step 2: the lines of the matching files that hold the part shown (in path order, from Offset on), as
+ * many as the cap shows; the counts of step 1 pass over the files before it without reading them. A
+ * literal, case-sensitive query means the same bytes to both engines, so Node reads those few files
+ * itself and saves a second rg process; regexes and case folding stay with ripgrep.
  */
 async function shownFiles(
   rg: string,
@@ -96,24 +97,29 @@ async function shownFiles(
   matchedFiles: CountedFile[],
   matcher: LineMatcher | undefined,
 ) {
-  const collector = createResultCollector(request.maxMatches, request.matchPerLine);
+  const collector = createResultCollector(request);
   if (!request.matchPerLine) {
-    for (const file of matchedFiles) collector.add(file.path, []);
-    return { ok: true as const, files: collector.files };
-  }
-  const wanted = filesFillingCap(matchedFiles, request.maxMatches);
-  if (wanted.length === 0) return { ok: true as const, files: collector.files };
-  if (matcher?.needle && !request.isRegex && !request.caseInsensitive) {
-    const scanner = createFileScanner(matcher, Number.POSITIVE_INFINITY);
-    for (const file of wanted) {
-      const scan = scanner.scan(path.join(request.root, file.path), collector.room());
-      collector.add(file.path, scan.kind === "text" ? scan.lines : []);
+    for (const file of matchedFiles) {
+      if (collector.room() <= 0) break;
+      collector.add(file.path, [], 1);
     }
     return { ok: true as const, files: collector.files };
   }
-  const lines = await matchingLines(rg, request, wanted);
+  const wanted = filesHoldingPart(matchedFiles, collector);
+  if (wanted.files.length === 0) return { ok: true as const, files: collector.files };
+  if (matcher?.needle && !request.isRegex && !request.caseInsensitive) {
+    const scanner = createFileScanner(matcher, Number.POSITIVE_INFINITY);
+    for (const file of wanted.files) {
+      const scan = scanner.scan(path.join(request.root, file.path), collector.wanted());
+      collector.add(file.path, scan.kind === "text" ? scan.lines : [], file.count);
+    }
+    return { ok: true as const, files: collector.files };
+  }
+  const lines = await matchingLines(rg, request, wanted.files, wanted.linesPerFile);
   if (!lines.ok) return lines;
-  for (const file of wanted) collector.add(file.path, lines.byPath.get(file.path) ?? []);
+  for (const file of wanted.files) {
+    collector.add(file.path, lines.byPath.get(file.path) ?? [], file.count);
+  }
   return { ok: true as const, files: collector.files };
 }
 
@@ -243,18 +249,33 @@ function cleanPath(printed: string): string {
   return printed.startsWith("./") ? printed.slice(2) : printed;
 }
 
-function filesFillingCap(files: CountedFile[], maxMatches: number): CountedFile[] {
+/**
+ * The files that hold the part shown; the files before it are passed to the collector by their counts.
+ * `linesPerFile`: the most lines any of them must give (the first one's passed-over lines, then the cap).
+ */
+function filesHoldingPart(
+  files: CountedFile[],
+  collector: ReturnType<typeof createResultCollector>,
+): { files: CountedFile[]; linesPerFile: number } {
   const wanted: CountedFile[] = [];
+  let needed = 0;
   let lines = 0;
   for (const file of files) {
-    if (lines >= maxMatches) break;
+    if (wanted.length === 0) {
+      if (collector.passesOver(file.count)) {
+        collector.add(file.path, [], file.count);
+        continue;
+      }
+      needed = collector.wanted();
+      if (needed === 0) break;
+    } else if (lines >= needed) break;
     wanted.push(file);
     lines += file.count;
   }
-  return wanted;
+  return { files: wanted, linesPerFile: needed };
 }
 
-async function matchingLines(rg: string, request: GrepRequest, files: CountedFile[]) {
+async function matchingLines(rg: string, request: GrepRequest, files: CountedFile[], linesPerFile: number) {
   const args = [
     "--no-config",
     "--color=never",
@@ -263,7 +284,7 @@ async function matchingLines(rg: string, request: GrepRequest, files: CountedFil
     "--with-filename",
     "--no-heading",
     "--no-messages",
-    `--max-count=${request.maxMatches}`,
+    `--max-count=${linesPerFile}`,
     ...queryArgs(request),
     "--",
     ...files.map((f) => f.path),

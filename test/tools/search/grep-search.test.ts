@@ -1,6 +1,7 @@
 import { mkdir, symlink } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { ToolResult } from "../../../src/tools/contract.js";
 import { BINARY, type Engine, resultLines, type SearchFixture, searchFixture } from "./support.js";
 
 let fixture: SearchFixture | undefined;
@@ -99,7 +100,114 @@ describe.each<Engine>(["ripgrep", "node"])("grep_search (%s engine)", (engine) =
       skippedLargeFiles: 1,
     });
     expect(result.text).toContain("[7 more matching lines not shown (limit 3)");
+    expect(nextArgs(result)).toEqual({ SearchPath: ".", Query: "hit", Offset: 3 });
   });
+
+  it("keeps its text within maxOutputChars, whole lines only, and ends with the next call", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 30; i++) files[`f${String(i).padStart(2, "0")}.txt`] = `hit ${"x".repeat(250)}\n`;
+    const result = await grep(files, { Query: "hit" }, { maxOutputChars: 2000 });
+    expect(result.text.length).toBeLessThanOrEqual(2000);
+    expect(result.text).not.toContain("[output truncated");
+    expect(result.metadata.omittedChars).toBeUndefined();
+    const lines = resultLines(result);
+    for (const line of lines) expect(line).toMatch(/^f\d\d\.txt:1: hit x{250}$/);
+    expect(result.metadata).toMatchObject({ matches: 30, shown: lines.length, truncated: true });
+    const closing = result.text.split("\n").at(-1) as string;
+    expect(closing).toContain(
+      `[${30 - lines.length} more matching lines not shown (output limit 2000 characters)`,
+    );
+    expect(nextArgs(result)).toEqual({ SearchPath: ".", Query: "hit", Offset: lines.length });
+  });
+
+  it("pages through every match with the printed next call, none missed or repeated", async () => {
+    const files: Record<string, string | Uint8Array> = {
+      "a.txt": "hit 1\nmiss\nhit 2\nhit 3\nhit 4\nhit 5\n",
+      "b.txt": "miss\n",
+      "c/d.txt": "hit 6\n",
+      "c/e.txt": `hit 7 ${"y".repeat(280)}\nhit 8\nhit 9\n`,
+      "z.bin": BINARY,
+      "zz.txt": "hit 10\nhit 11\n",
+    };
+    const all = [
+      "a.txt:1: hit 1",
+      "a.txt:3: hit 2",
+      "a.txt:4: hit 3",
+      "a.txt:5: hit 4",
+      "a.txt:6: hit 5",
+      "c/d.txt:1: hit 6",
+      `c/e.txt:1: hit 7 ${"y".repeat(280)}`,
+      "c/e.txt:2: hit 8",
+      "c/e.txt:3: hit 9",
+      "zz.txt:1: hit 10",
+      "zz.txt:2: hit 11",
+    ];
+    // the match cap (4) and the output limit (480: the 300-character line does not fit after two) both end parts
+    const seen = await walkParts(files, { Query: "hit" }, { maxMatches: 4, maxOutputChars: 480 });
+    expect(seen.lines).toEqual(all);
+    expect(seen.endings).toEqual([
+      expect.stringContaining("(limit 4)"),
+      expect.stringContaining("(output limit 480 characters); this part: 5-6 of 11"),
+      expect.stringContaining("(output limit 480 characters); this part: 7-7 of 11"),
+      "[matching lines 8-11 of 11 shown; no more]",
+    ]);
+    // a regex, and case folding: ripgrep reads the lines of the part itself
+    for (const args of [
+      { Query: "h.t \\d", IsRegex: true },
+      { Query: "HIT", CaseInsensitive: true },
+    ]) {
+      expect((await walkParts(files, args, { maxMatches: 3 })).lines).toEqual(all);
+    }
+    const names = await walkParts(files, { Query: "hit", MatchPerLine: false }, { maxMatches: 2 });
+    expect(names.lines).toEqual(["a.txt", "c/d.txt", "c/e.txt", "zz.txt"]);
+    expect(names.endings).toHaveLength(2);
+  });
+
+  it("says plainly when Offset is past the last match", async () => {
+    const result = await grep({ "a.txt": "hit\nhit\n", "z.bin": BINARY }, { Query: "hit", Offset: 2 });
+    expect(result.error).toBe(false);
+    expect(result.text).toContain(
+      'No more matches: Offset 2 is past the last of the 2 matching lines for "hit".',
+    );
+    expect(resultLines(result)).toEqual([
+      'No more matches: Offset 2 is past the last of the 2 matching lines for "hit".',
+    ]);
+    expect(result.metadata).toMatchObject({ matches: 2, shown: 0, truncated: false, skippedBinaryFiles: 1 });
+  });
+
+  it("refuses a negative or fractional Offset, naming the field", async () => {
+    for (const Offset of [-1, 1.5]) {
+      const result = await grep({ "a.txt": "hit\n" }, { Query: "hit", Offset });
+      expect(result.errorCode).toBe("invalid_arguments");
+      expect(result.text).toContain("Offset");
+    }
+  });
+
+  /** Follows each part's "Next part:" arguments until a part has none; every part stays complete lines. */
+  async function walkParts(
+    files: Record<string, string | Uint8Array>,
+    args: Record<string, unknown>,
+    limits: Record<string, number>,
+  ) {
+    fixture = await searchFixture(files, { engine, limits });
+    const lines: string[] = [];
+    let call: Record<string, unknown> | undefined = { SearchPath: ".", ...args };
+    const endings: string[] = [];
+    while (call) {
+      const result = await fixture.run("grep_search", call);
+      expect(result.error).toBe(false);
+      expect(result.metadata.engine).toBe(engine);
+      if (limits.maxOutputChars) expect(result.text.length).toBeLessThanOrEqual(limits.maxOutputChars);
+      const shown = resultLines(result);
+      expect(result.metadata.shown).toBe(shown.length);
+      expect(shown.length).toBeGreaterThan(0);
+      lines.push(...shown);
+      endings.push(result.text.split("\n").at(-1) as string);
+      call = nextArgs(result);
+      expect(endings.length).toBeLessThan(20);
+    }
+    return { lines, endings };
+  }
 
   it("is literal by default: regex characters match themselves", async () => {
     const result = await grep({ "a.txt": "a.b\naxb\n(x)\n" }, { Query: "a.b" });
@@ -229,6 +337,14 @@ describe.each<Engine>(["ripgrep", "node"])("grep_search (%s engine)", (engine) =
     expect(result.metadata.matches).toBe(0);
   });
 });
+
+/** The arguments of the closing line's "Next part:", or undefined when the result is complete. */
+function nextArgs(result: ToolResult): Record<string, unknown> | undefined {
+  const closing = result.text.split("\n").at(-1) ?? "";
+  const next = / Next part: (\{.*\})\]$/.exec(closing);
+  expect(result.metadata.truncated).toBe(next !== null);
+  return next ? JSON.parse(next[1] as string) : undefined;
+}
 
 describe("grep_search", () => {
   it("answers through its alias grep and refuses a multi-line query", async () => {

@@ -55,6 +55,12 @@ const QUERIES: Record<string, unknown>[] = [
   { SearchPath: "pkg/src", Query: "alpha", CaseInsensitive: true },
   { SearchPath: ".", Query: "beta" },
   { SearchPath: ".", Query: "no such text" },
+  // paging: an Offset inside a file, past the cap, for file names, and past the end
+  { SearchPath: ".", Query: "alpha", Offset: 7 },
+  { SearchPath: ".", Query: "alpha", CaseInsensitive: true, Offset: 30 },
+  { SearchPath: ".", Query: "^alpha \\d+$", IsRegex: true, Offset: 20 },
+  { SearchPath: ".", Query: "alpha", MatchPerLine: false, Offset: 10 },
+  { SearchPath: ".", Query: "alpha", Offset: 100_000 },
 ];
 
 describe("grep_search engines agree", () => {

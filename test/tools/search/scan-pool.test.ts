@@ -71,6 +71,7 @@ function request(query: string, options: Partial<GrepRequest> = {}): GrepRequest
     caseInsensitive: false,
     includes: [],
     matchPerLine: true,
+    offset: 0,
     maxMatches: 7,
     maxFileBytes: 100_000,
     signal: new AbortController().signal,
@@ -97,6 +98,11 @@ describe("the Node engine's scan workers", () => {
     { query: "^alpha \\d+$", isRegex: true },
     { query: "alpha", matchPerLine: false },
     { query: "no such text" },
+    // an Offset inside the second matching file: the files before it are passed over by their counts
+    { query: "alpha", offset: 4 },
+    { query: "alpha", offset: 10 },
+    { query: "alpha", offset: 2, maxMatches: 1 },
+    { query: "alpha", matchPerLine: false, offset: 4 },
   ])("gives the same results, counts and skips as the calling thread alone for %j", async (options) => {
     const req = request(options.query, options);
     const alone = await search(req, { workers: 0 });
