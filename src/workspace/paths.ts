@@ -1,4 +1,4 @@
-import { constants, type Stats } from "node:fs";
+import { constants, fstatSync, lstatSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { type FileHandle, lstat, open, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { ToolErrorCode } from "../tools/contract.js";
@@ -234,6 +234,24 @@ class OpenRefusal extends Error {
 }
 
 /** The path the kernel holds for an open descriptor (Linux), else a fresh realpath checked by inode. */
+/**
+ * The path an open descriptor really names (`/proc/self/fd`); where that is missing, `expected` when it
+ * still names the same file. The synchronous twin of `descriptorPath`, for the search walk and scanners.
+ */
+export function descriptorPathSync(fd: number, expected: string): string {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    try {
+      const opened = fstatSync(fd);
+      const named = lstatSync(realpathSync(expected));
+      return opened.ino === named.ino && opened.dev === named.dev ? expected : `${expected} (replaced)`;
+    } catch {
+      return `${expected} (replaced)`;
+    }
+  }
+}
+
 export async function descriptorPath(handle: FileHandle, expected: string): Promise<string> {
   try {
     return await readlink(`/proc/self/fd/${handle.fd}`);

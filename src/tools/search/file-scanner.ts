@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { descriptorPathSync } from "../../workspace/paths.js";
 import type { GrepLine } from "./engine.js";
 import type { LineMatcher } from "./matcher.js";
 
@@ -26,6 +27,9 @@ export function createFileScanner(matcher: LineMatcher, maxFileBytes: number) {
       return { kind: "unreadable" };
     }
     try {
+      // O_NOFOLLOW guards the last name only: a parent folder swapped for a symlink after the walk read it
+      // would lead outside the workspace, so the opened file must be the one the walk named
+      if (descriptorPathSync(fd, abs) !== abs) return { kind: "unreadable" };
       // most files fit the first read, whose short count gives their size: no fstat for them
       const wanted = Math.min(buffer.length, maxFileBytes + 1);
       const first = readSync(fd, buffer, 0, wanted, null);

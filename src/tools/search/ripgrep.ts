@@ -3,6 +3,7 @@ import {
   accessSync,
   closeSync,
   constants,
+  existsSync,
   mkdtempSync,
   openSync,
   readFileSync,
@@ -13,6 +14,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import picomatch from "picomatch";
 import { ATOMIC_TEMP_PREFIX } from "../../workspace/atomic-write.js";
+import { descriptorPathSync } from "../../workspace/paths.js";
 import { DEFAULT_SECRET_EXCEPTIONS, DEFAULT_SECRET_PATTERNS } from "../../workspace/secrets.js";
 import {
   comparePaths,
@@ -66,7 +68,7 @@ export async function ripgrepSearch(
     ];
     const counted = await runRipgrep(rg, countArgs, request, path.join(scratch, "counts"));
     if (!counted.ok) return counted;
-    const tally = parseCounts(counted.stdout, counted.stderr, request);
+    const tally = keepVerified(parseCounts(counted.stdout, counted.stderr, request), request.root);
     const shown = await shownFiles(rg, request, tally.matchedFiles, matcher);
     if (!shown.ok) return shown;
     return {
@@ -275,7 +277,69 @@ function filesHoldingPart(
   return { files: wanted, linesPerFile: needed };
 }
 
+/**
+ * rg walks by path, so a folder swapped for a symlink mid-search could make it read a file outside the
+ * workspace: each matching file is opened again (no symlink followed) and must still be the file its
+ * path names inside the workspace; one that is not is dropped with its count.
+ */
+function keepVerified<T extends { matchedFiles: CountedFile[]; matchedLines: number }>(
+  tally: T,
+  root: string,
+): T {
+  const matchedFiles = tally.matchedFiles.filter((file) => {
+    const opened = openVerifiedFile(root, file.path);
+    if (opened !== undefined) closeSync(opened);
+    return opened !== undefined;
+  });
+  if (matchedFiles.length === tally.matchedFiles.length) return tally;
+  const matchedLines = matchedFiles.reduce((sum, file) => sum + file.count, 0);
+  return { ...tally, matchedFiles, matchedLines };
+}
+
+/** A descriptor of `root/rel`, opened without following a symlink and verified to be that file. */
+function openVerifiedFile(root: string, rel: string): number | undefined {
+  const abs = path.join(root, rel);
+  let fd: number;
+  try {
+    fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  if (descriptorPathSync(fd, abs) === abs) return fd;
+  closeSync(fd);
+  return undefined;
+}
+
+/**
+ * The lines of the files to show. rg reads each through a descriptor Gantry opened and verified
+ * (`/proc/<pid>/fd/N` names the opened file itself, whatever its path names by then); where /proc is
+ * missing, by path.
+ */
 async function matchingLines(rg: string, request: GrepRequest, files: CountedFile[], linesPerFile: number) {
+  const proc = existsSync(`/proc/${process.pid}/fd`);
+  const opened = new Map<string, { rel: string; fd?: number }>();
+  for (const file of files) {
+    if (!proc) {
+      opened.set(file.path, { rel: file.path });
+      continue;
+    }
+    const fd = openVerifiedFile(request.root, file.path);
+    if (fd !== undefined) opened.set(`/proc/${process.pid}/fd/${fd}`, { rel: file.path, fd });
+  }
+  try {
+    if (opened.size === 0) return { ok: true as const, byPath: new Map<string, GrepLine[]>() };
+    return await linesOf(rg, request, opened, linesPerFile);
+  } finally {
+    for (const { fd } of opened.values()) if (fd !== undefined) closeSync(fd);
+  }
+}
+
+async function linesOf(
+  rg: string,
+  request: GrepRequest,
+  opened: Map<string, { rel: string }>,
+  linesPerFile: number,
+) {
   const args = [
     "--no-config",
     "--color=never",
@@ -287,7 +351,7 @@ async function matchingLines(rg: string, request: GrepRequest, files: CountedFil
     `--max-count=${linesPerFile}`,
     ...queryArgs(request),
     "--",
-    ...files.map((f) => f.path),
+    ...opened.keys(),
   ];
   const run = await runRipgrep(rg, args, request);
   if (!run.ok) return run;
@@ -296,7 +360,8 @@ async function matchingLines(rg: string, request: GrepRequest, files: CountedFil
     const nul = record.indexOf("\0");
     if (nul < 0) continue;
     const colon = record.indexOf(":", nul);
-    const rel = record.slice(0, nul);
+    const rel = opened.get(record.slice(0, nul))?.rel;
+    if (rel === undefined) continue;
     const lines = byPath.get(rel) ?? [];
     lines.push({
       line: Number(record.slice(nul + 1, colon)),

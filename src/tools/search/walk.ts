@@ -1,6 +1,7 @@
-import { type Dirent, lstatSync, readdirSync } from "node:fs";
+import { closeSync, constants, type Dirent, existsSync, lstatSync, openSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { isAtomicTempName } from "../../workspace/atomic-write.js";
+import { descriptorPathSync } from "../../workspace/paths.js";
 import type { SecretGuard } from "../../workspace/secrets.js";
 import { extendChain, type IgnoreChain, isGitIgnored, SKIPPED_FOLDER_NAMES } from "./ignore.js";
 
@@ -59,12 +60,8 @@ export async function walkWorkspace(options: WalkOptions): Promise<void> {
 }
 
 function readFolder(folder: PendingFolder, options: WalkOptions, pending: PendingFolder[]): void {
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(folder.abs, { withFileTypes: true });
-  } catch {
-    return; // unreadable or vanished: nothing to search there
-  }
+  const entries = listVerifiedFolder(folder.abs);
+  if (entries === undefined) return; // unreadable, vanished, or no longer the folder the walk found
   const chain = entries.some((e) => e.name === ".gitignore")
     ? extendChain(folder.chain, folder.abs, folder.rel)
     : folder.chain;
@@ -83,6 +80,30 @@ function readFolder(folder: PendingFolder, options: WalkOptions, pending: Pendin
     }
   }
 }
+
+/**
+ * A folder's entries, read through a descriptor verified to be that folder: a parent swapped for a
+ * symlink after it was listed (a race against the walk) would otherwise lead outside the workspace.
+ */
+function listVerifiedFolder(abs: string): Dirent[] | undefined {
+  let fd: number;
+  try {
+    fd = openSync(abs, FOLDER_FLAGS);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (descriptorPathSync(fd, abs) !== abs) return undefined;
+    const viaDescriptor = `/proc/self/fd/${fd}`;
+    return readdirSync(existsSync(viaDescriptor) ? viaDescriptor : abs, { withFileTypes: true });
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const FOLDER_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /** Symlinks are never followed (as ripgrep and fd do by default); FIFOs, sockets and devices are skipped. */
 function entryKind(entry: Dirent, folderAbs: string): "file" | "dir" | "other" {
