@@ -137,10 +137,11 @@ describe.each<Engine>(["ripgrep", "node"])("special files in searched folders (%
     ]) {
       const result = await prompt(() => f.run("grep_search", { SearchPath, Query: "needle" }));
       expect(result.error, SearchPath).toBe(true);
-      expect(result.errorCode).toBeDefined();
+      expect(result.errorCode).toBe("special_file");
       // the message names the path and why it cannot be searched
-      expect(result.text).toContain(SearchPath);
-      expect(result.text).toMatch(/not a (regular )?file|not a folder|FIFO|special/i);
+      expect(result.text).toBe(
+        `"${SearchPath}" is a FIFO, not a file or folder; give a file or a folder to search in.`,
+      );
     }
     const find = await prompt(() => f.run("find_by_name", { SearchDirectory: "pipe.txt", Pattern: "*" }));
     expect(find.error).toBe(true);
@@ -152,6 +153,10 @@ describe.each<Engine>(["ripgrep", "node"])("special files in searched folders (%
     for (const SearchPath of ["zero.txt", "src/pipes/random.txt"]) {
       const result = await prompt(() => f.run("grep_search", { SearchPath, Query: "needle" }));
       expect(result.error, SearchPath).toBe(true);
+      expect(result).toMatchObject({
+        errorCode: "special_file",
+        text: expect.stringContaining("is a device"),
+      });
       expect(result.text).toContain(SearchPath);
     }
   });

@@ -32,7 +32,19 @@ export async function resolveSearchRoot(
   }
   const stats = await stat(resolved.path.abs);
   const isDir = stats.isDirectory();
-  if (!isDir && (accepts === "directory" || !stats.isFile())) {
+  if (!isDir && !stats.isFile()) {
+    // a FIFO, socket or device: never opened, it could block the call
+    const what = stats.isFIFO() ? "a FIFO" : stats.isSocket() ? "a socket" : "a device";
+    const wanted = accepts === "directory" ? "a folder" : "a file or a folder";
+    return {
+      ok: false,
+      result: errorResult(
+        "special_file",
+        `"${input}" is ${what}, not a file or folder; give ${wanted} to search in.`,
+      ),
+    };
+  }
+  if (!isDir && accepts === "directory") {
     return {
       ok: false,
       result: errorResult("not_a_directory", `"${input}" is not a folder; give a folder to search in.`),
