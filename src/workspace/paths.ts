@@ -1,4 +1,4 @@
-import { constants, fstatSync, lstatSync, readlinkSync, realpathSync, type Stats } from "node:fs";
+import { constants, existsSync, fstatSync, lstatSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { type FileHandle, lstat, open, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { ToolErrorCode } from "../tools/contract.js";
@@ -234,6 +234,9 @@ class OpenRefusal extends Error {
 }
 
 /** The path the kernel holds for an open descriptor (Linux), else a fresh realpath checked by inode. */
+/** Whether `/proc/self/fd` names open descriptors (Linux): then a file can be opened through its verified folder. */
+export const HAS_PROC_FD = existsSync("/proc/self/fd");
+
 /**
  * The path an open descriptor really names (`/proc/self/fd`); where that is missing, `expected` when it
  * still names the same file. The synchronous twin of `descriptorPath`, for the search walk and scanners.

@@ -1,10 +1,11 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import { descriptorPathSync } from "../../workspace/paths.js";
+import { descriptorPathSync, HAS_PROC_FD } from "../../workspace/paths.js";
 import type { GrepLine } from "./engine.js";
 import type { LineMatcher } from "./matcher.js";
 
 const CHUNK_BYTES = 64 * 1024;
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+const FOLDER_FLAGS = OPEN_FLAGS | constants.O_DIRECTORY;
 
 interface LineSpan {
   start: number;
@@ -15,21 +16,61 @@ export type FileScan =
   | { kind: "large" | "binary" | "unreadable" }
   | { kind: "text"; count: number; lines: GrepLine[] };
 
-/** Scans files one at a time through one buffer; the buffer grows only for lines longer than it. */
+/** A folder opened without following a symlink and verified to be `dir`; undefined when it is not. */
+function openFolder(dir: string): number | undefined {
+  let fd: number;
+  try {
+    fd = openSync(dir, FOLDER_FLAGS);
+  } catch {
+    return undefined;
+  }
+  if (descriptorPathSync(fd, dir) === dir) return fd;
+  closeSync(fd);
+  return undefined;
+}
+
+/**
+ * Scans files one at a time through one buffer; the buffer grows only for lines longer than it.
+ * `release()` closes the folder descriptor it keeps between files: call it when a batch is done.
+ */
 export function createFileScanner(matcher: LineMatcher, maxFileBytes: number) {
   let buffer: Buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  // O_NOFOLLOW guards a path's last name only: a parent folder swapped for a symlink after the walk read
+  // it would lead outside the workspace. So each file is opened through a descriptor of its folder,
+  // verified once for all the files of that folder that come in a row (files come folder by folder).
+  let folder: { path: string; fd: number | undefined } | undefined;
+
+  function release(): void {
+    if (folder?.fd !== undefined) closeSync(folder.fd);
+    folder = undefined;
+  }
+
+  function openVerified(abs: string): number | undefined {
+    if (!HAS_PROC_FD) {
+      const fd = openSync(abs, OPEN_FLAGS);
+      if (descriptorPathSync(fd, abs) === abs) return fd;
+      closeSync(fd);
+      return undefined;
+    }
+    const slash = abs.lastIndexOf("/");
+    const dir = abs.slice(0, slash);
+    if (folder?.path !== dir) {
+      release();
+      folder = { path: dir, fd: openFolder(dir) };
+    }
+    if (folder.fd === undefined) return undefined;
+    return openSync(`/proc/self/fd/${folder.fd}/${abs.slice(slash + 1)}`, OPEN_FLAGS);
+  }
 
   function scan(abs: string, keepLines: number): FileScan {
-    let fd: number;
+    let fd: number | undefined;
     try {
-      fd = openSync(abs, OPEN_FLAGS);
+      fd = openVerified(abs);
     } catch {
       return { kind: "unreadable" };
     }
+    if (fd === undefined) return { kind: "unreadable" };
     try {
-      // O_NOFOLLOW guards the last name only: a parent folder swapped for a symlink after the walk read it
-      // would lead outside the workspace, so the opened file must be the one the walk named
-      if (descriptorPathSync(fd, abs) !== abs) return { kind: "unreadable" };
       // most files fit the first read, whose short count gives their size: no fstat for them
       const wanted = Math.min(buffer.length, maxFileBytes + 1);
       const first = readSync(fd, buffer, 0, wanted, null);
@@ -139,7 +180,7 @@ export function createFileScanner(matcher: LineMatcher, maxFileBytes: number) {
     return hits;
   }
 
-  return { scan };
+  return { scan, release };
 }
 
 function grow(buffer: Buffer): Buffer {

@@ -52,22 +52,26 @@ async function searchHere(request: GrepRequest, matcher: LineMatcher, files: str
   const collector = createResultCollector(request);
   const scanner = createFileScanner(matcher, request.maxFileBytes);
   const outcome = emptyOutcome();
-  for (let i = 0; i < files.length; i++) {
-    if (i % FILES_PER_SLICE === FILES_PER_SLICE - 1) {
-      await new Promise((resolve) => setImmediate(resolve));
-      request.signal.throwIfAborted();
+  try {
+    for (let i = 0; i < files.length; i++) {
+      if (i % FILES_PER_SLICE === FILES_PER_SLICE - 1) {
+        await new Promise((resolve) => setImmediate(resolve));
+        request.signal.throwIfAborted();
+      }
+      const rel = files[i] as string;
+      // seed 001: after the cap no line is kept, but every file is still judged so the skips are counted
+      const keep = request.matchPerLine ? collector.wanted() : 0;
+      const scan = scanner.scan(absolutePath(request.root, rel), keep);
+      if (scan.kind === "large") outcome.skippedLargeFiles++;
+      else if (scan.kind === "binary") outcome.skippedBinaryFiles++;
+      else if (scan.kind === "text" && scan.count > 0) {
+        outcome.matchedFiles++;
+        outcome.matches += request.matchPerLine ? scan.count : 1;
+        collector.add(rel, scan.lines, scan.count);
+      }
     }
-    const rel = files[i] as string;
-    // seed 001: after the cap no line is kept, but every file is still judged so the skips are counted
-    const keep = request.matchPerLine ? collector.wanted() : 0;
-    const scan = scanner.scan(absolutePath(request.root, rel), keep);
-    if (scan.kind === "large") outcome.skippedLargeFiles++;
-    else if (scan.kind === "binary") outcome.skippedBinaryFiles++;
-    else if (scan.kind === "text" && scan.count > 0) {
-      outcome.matchedFiles++;
-      outcome.matches += request.matchPerLine ? scan.count : 1;
-      collector.add(rel, scan.lines, scan.count);
-    }
+  } finally {
+    scanner.release();
   }
   outcome.files = collector.files;
   return outcome;
@@ -104,6 +108,7 @@ async function searchInPool(request: GrepRequest, matcher: LineMatcher, pool: Sc
         : undefined;
     collector.add(rel, scan?.kind === "text" ? scan.lines : [], count);
   }
+  scanner.release();
   outcome.files = collector.files;
   return outcome;
 }

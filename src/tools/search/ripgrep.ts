@@ -115,6 +115,7 @@ async function shownFiles(
       const scan = scanner.scan(path.join(request.root, file.path), collector.wanted());
       collector.add(file.path, scan.kind === "text" ? scan.lines : [], file.count);
     }
+    scanner.release();
     return { ok: true as const, files: collector.files };
   }
   const lines = await matchingLines(rg, request, wanted.files, wanted.linesPerFile);

@@ -257,8 +257,12 @@ async function scanOnCaller(share: CallerShare, nextEvent: () => Promise<void>):
     const mayTake = share.callerScans || workers.alive() === 0;
     const range = queue.takeOrphan() ?? (mayTake ? queue.take() : undefined);
     if (range !== undefined) {
-      for (let i = range[0]; i < range[1]; i++) {
-        counts[i] = scanCode(scanner.scan(absolutePath(job.root, files[i] as string), 0));
+      try {
+        for (let i = range[0]; i < range[1]; i++) {
+          counts[i] = scanCode(scanner.scan(absolutePath(job.root, files[i] as string), 0));
+        }
+      } finally {
+        scanner.release();
       }
       await new Promise((resolve) => setImmediate(resolve)); // lets the workers' answers in
       continue;

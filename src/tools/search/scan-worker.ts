@@ -29,6 +29,8 @@ if (parentPort && data?.gantryScanWorker === true) {
     for (let i = 0; i < batch.files.length; i++) {
       counts[i] = scanCode(scanner.scan(absolutePath(data.root, batch.files[i] as string), 0));
     }
+    // descriptors belong to the whole process: none may outlive the batch (a worker can be ended any time)
+    scanner.release();
     port.postMessage({ type: "counts", start: batch.start, counts }, [counts.buffer]);
   });
   port.postMessage({ type: "ready" });

@@ -1,7 +1,7 @@
-import { closeSync, constants, type Dirent, existsSync, lstatSync, openSync, readdirSync } from "node:fs";
+import { closeSync, constants, type Dirent, lstatSync, openSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { isAtomicTempName } from "../../workspace/atomic-write.js";
-import { descriptorPathSync } from "../../workspace/paths.js";
+import { descriptorPathSync, HAS_PROC_FD } from "../../workspace/paths.js";
 import type { SecretGuard } from "../../workspace/secrets.js";
 import { extendChain, type IgnoreChain, isGitIgnored, SKIPPED_FOLDER_NAMES } from "./ignore.js";
 
@@ -94,8 +94,7 @@ function listVerifiedFolder(abs: string): Dirent[] | undefined {
   }
   try {
     if (descriptorPathSync(fd, abs) !== abs) return undefined;
-    const viaDescriptor = `/proc/self/fd/${fd}`;
-    return readdirSync(existsSync(viaDescriptor) ? viaDescriptor : abs, { withFileTypes: true });
+    return readdirSync(HAS_PROC_FD ? `/proc/self/fd/${fd}` : abs, { withFileTypes: true });
   } catch {
     return undefined;
   } finally {

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -114,6 +114,31 @@ describe("the Node engine's scan workers", () => {
     expect(alone.skippedLargeFiles).toBe(1);
     expect(alone.skippedBinaryFiles).toBe(2);
   });
+
+  it.runIf(existsSync("/proc/self/fd"))(
+    "leaves no descriptor open: the folders files are read through are closed",
+    async () => {
+      const open = () => readdirSync("/proc/self/fd").length;
+      // ended workers give back their own descriptors (event loop, channels) a moment later
+      const settled = async () => {
+        let last = open();
+        for (let waited = 0; waited < 3_000; waited += 100) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          const now = open();
+          if (now === last) return now;
+          last = now;
+        }
+        return last;
+      };
+      await search(request("alpha"), { workers: 2, minFiles: 0, batchFiles: 5, callerScans: false });
+      const before = await settled();
+      for (let i = 0; i < 3; i++) {
+        await search(request("alpha"), { workers: 2, minFiles: 0, batchFiles: 5, callerScans: true });
+        await search(request("alpha"), { workers: 0 });
+      }
+      expect(await settled()).toBeLessThanOrEqual(before);
+    },
+  );
 
   it("starts no worker for a small search, which the calling thread finishes before one could boot", async () => {
     const outcome = await search(request("alpha"), {});
