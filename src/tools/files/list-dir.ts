@@ -6,6 +6,7 @@ import { openVerifiedDirectory } from "../../workspace/paths.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { defineTool, errorResult, okResult } from "../contract.js";
 import type { ToolEnvironment } from "../environment.js";
+import { nextCall, offsetArgument } from "../paging.js";
 
 const ListDirParameters = z.object({
   DirectoryPath: z
@@ -13,14 +14,9 @@ const ListDirParameters = z.object({
     .describe(
       'The folder to list: an absolute path inside the workspace, or a path relative to its root ("." is the root).',
     ),
-  Offset: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe(
-      "Entries to skip, in the listing's order (folders first, then files); for the next part of a long listing.",
-    ),
+  Offset: offsetArgument(
+    "Entries to skip, in the listing's order (folders first, then files); for the next part of a long listing.",
+  ),
 });
 
 type ListDirArgs = z.infer<typeof ListDirParameters>;
@@ -162,9 +158,8 @@ function listingText(
     );
   }
   if (offset + shown < total) {
-    const next = { ...args, Offset: offset + shown };
     out.push(
-      `[truncated: entries ${offset + 1}-${offset + shown} of ${total} shown; ${total - offset - shown} left out. Next call: ${JSON.stringify(next)}]`,
+      `[truncated: entries ${offset + 1}-${offset + shown} of ${total} shown; ${total - offset - shown} left out. ${nextCall(args, offset + shown)}]`,
     );
   }
   return out.join("\n");

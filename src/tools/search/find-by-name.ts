@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool, okResult, type ToolResult } from "../contract.js";
 import type { ToolEnvironment } from "../environment.js";
+import { nextCall, offsetArgument } from "../paging.js";
 import { comparePaths } from "./engine.js";
 import { compileGlobs, type EntryMatcher } from "./glob.js";
 import type { WalkEntry } from "./walk.js";
@@ -33,12 +34,7 @@ const FindByNameArgs = z.object({
     .positive()
     .optional()
     .describe("Deepest level to look at; 1 = only the entries directly inside SearchDirectory."),
-  Offset: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe("Results to skip, in the sorted order; for the next part of a long result."),
+  Offset: offsetArgument("Results to skip, in the sorted order; for the next part of a long result."),
 });
 
 type FindArgs = z.infer<typeof FindByNameArgs>;
@@ -141,9 +137,8 @@ function formatFound(
   }
   const end = offset + lines.length;
   if (end < found.length) {
-    const next = JSON.stringify({ ...args, Offset: end });
     lines.push(
-      `[truncated: results ${offset + 1}-${end} of ${found.length} shown; ${found.length - end} left out. Next call: ${next}]`,
+      `[truncated: results ${offset + 1}-${end} of ${found.length} shown; ${found.length - end} left out. ${nextCall(args, end)}]`,
     );
   }
   return okResult(lines.join("\n"), {

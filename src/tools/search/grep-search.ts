@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool, errorResult, okResult, type ToolResult } from "../contract.js";
 import type { ToolEnvironment } from "../environment.js";
+import { nextCall, offsetArgument } from "../paging.js";
 import type { GrepOutcome, GrepRequest } from "./engine.js";
 import { isNameOnly } from "./glob.js";
 import { compileMatcher, type LineMatcher } from "./matcher.js";
@@ -35,14 +36,9 @@ const GrepSearchArgs = z.object({
     .describe(
       "true (default): one result per matching line, as path:line: text. false: only the matching file names.",
     ),
-  Offset: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe(
-      "Matching lines (or files, when MatchPerLine is false) to pass over, in result order, before the part shown; a cut result names the next Offset. Default 0.",
-    ),
+  Offset: offsetArgument(
+    "Matching lines (or files, when MatchPerLine is false) to pass over, in result order, before the part shown; a cut result names the next Offset. Default 0.",
+  ),
 });
 
 type GrepSearchArgs = z.infer<typeof GrepSearchArgs>;
@@ -210,8 +206,7 @@ function closingLine(
   const why = capEnded ? `limit ${request.maxMatches}` : `output limit ${context.maxChars} characters`;
   const first = request.offset + 1;
   const range = request.offset > 0 ? `; this part: ${first}-${first + part.shown - 1} of ${part.total}` : "";
-  const next = nextArgs(context.args, request.offset + part.shown);
-  return `[${part.left} more ${unit(request)} not shown (${why})${range}. Next part: ${JSON.stringify(next)}]`;
+  return `[${part.left} more ${unit(request)} not shown (${why})${range}. ${nextCall(context.args, request.offset + part.shown)}]`;
 }
 
 function nextArgs(args: GrepSearchArgs, offset: number): GrepSearchArgs {

@@ -183,7 +183,7 @@ describe.each<Engine>(["ripgrep", "node"])("grep_search (%s engine)", (engine) =
     }
   });
 
-  /** Follows each part's "Next part:" arguments until a part has none; every part stays complete lines. */
+  /** Follows each part's "Next call:" arguments until a part has none; every part stays complete lines. */
   async function walkParts(
     files: Record<string, string | Uint8Array>,
     args: Record<string, unknown>,
@@ -338,10 +338,10 @@ describe.each<Engine>(["ripgrep", "node"])("grep_search (%s engine)", (engine) =
   });
 });
 
-/** The arguments of the closing line's "Next part:", or undefined when the result is complete. */
+/** The arguments of the closing line's "Next call:", or undefined when the result is complete. */
 function nextArgs(result: ToolResult): Record<string, unknown> | undefined {
   const closing = result.text.split("\n").at(-1) ?? "";
-  const next = / Next part: (\{.*\})\]$/.exec(closing);
+  const next = / Next call: (\{.*\})\]$/.exec(closing);
   expect(result.metadata.truncated).toBe(next !== null);
   return next ? JSON.parse(next[1] as string) : undefined;
 }
