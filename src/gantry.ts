@@ -66,6 +66,11 @@ export interface GantrySession {
    * JSON (Claude Code, Gemini CLI). Until then hooks see a random id and an empty path.
    */
   identify(identity: SessionIdentity): void;
+  /**
+   * Reads the hook files again and makes them the session's snapshot (the user's `/reload-hooks`);
+   * a broken configuration throws and the old snapshot stays. Returns the new snapshot.
+   */
+  reloadHooks(): HookConfig;
   dispose(): Promise<void>;
 }
 
@@ -153,6 +158,11 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     inbox,
     permissions,
     subagents,
+    reloadHooks() {
+      const next = loadSessionHookConfig(workspace.root, options.home);
+      hooks.reload(next);
+      return next;
+    },
     identify(given) {
       identity.sessionId = given.sessionId;
       identity.transcriptPath = given.transcriptPath;

@@ -29,9 +29,14 @@ export interface HookStepOptions {
 
 const ONE_MIB = 1024 * 1024;
 
+/** A hook step whose snapshot the user can replace (`/reload-hooks`); nothing else changes it. */
+export interface ReloadableHookStep extends HookStep {
+  reload(config: HookConfig): void;
+}
+
 /** The pipeline's hook step: plan the matching handlers, run them all in order, aggregate their verdicts. */
-export function createHookStep(options: HookStepOptions): HookStep {
-  const { config } = options;
+export function createHookStep(options: HookStepOptions): ReloadableHookStep {
+  let config = options.config;
   const identity: SessionIdentity = options.identity ?? {
     sessionId: options.sessionId ?? randomUUID(),
     transcriptPath: options.transcriptPath ?? "",
@@ -118,6 +123,9 @@ export function createHookStep(options: HookStepOptions): HookStep {
   }
 
   return {
+    reload(next) {
+      config = next;
+    },
     async before(call, signal): Promise<PreHookOutcome> {
       if (!hasHandlersFor(config, "pre_tool_execution")) {
         return { decision: { verdict: "allow", source: "no hooks" }, args: call.args, additionalContext: [] };

@@ -155,9 +155,54 @@ describe("gantry interactive", () => {
     expect(run.stdout).toMatch(/\n {2}view_file +Read +read_only\n/);
     expect(run.stdout).toMatch(/\n {2}run_command +Command +execute\n/);
     expect(run.stdout).toContain("Approval mode: plan");
-    expect(run.stdout).toContain("/permissions  the approval mode");
+    expect(run.stdout).toMatch(/\/permissions +the approval mode/);
+    expect(run.stdout).toMatch(/\/reload-hooks +read the hook files again/);
     expect(run.stdout).toContain("unknown command /bogus; /help lists the commands");
     expect(run.stdout).not.toContain("never sent");
+  });
+
+  it("keeps the hooks it started with until /reload-hooks, then applies the changed file", E2E, async () => {
+    ws = await createTempWorkspace({ "a.txt": "alpha\n" });
+    const view = { name: "view_file", args: { AbsolutePath: path.join(ws.root, "a.txt") } };
+    server = await startModelServer([
+      { toolCalls: [view] },
+      { text: "First read done." },
+      { toolCalls: [view] },
+      { text: "Second read done." },
+      { toolCalls: [view] },
+      {
+        expect: (request) => expect(request.text).toContain("reads are closed now"),
+        text: "Third read was refused.",
+      },
+    ]);
+    const child = spawnInteractive(server, ws);
+    child.stdin.write("Read a.txt\n");
+    await waitFor(() => child.output().includes("First read done."));
+    // the agent (or anyone) changing the hook file mid-session changes nothing by itself
+    await ws.write(
+      ".agents/hooks.json",
+      JSON.stringify({
+        gate: {
+          pre_tool_execution: [
+            {
+              matcher: "view_file",
+              hooks: [
+                { type: "command", command: `echo '{"decision":"deny","reason":"reads are closed now"}'` },
+              ],
+            },
+          ],
+        },
+      }),
+    );
+    child.stdin.write("Read it again\n");
+    await waitFor(() => child.output().includes("Second read done."));
+    child.stdin.write("/reload-hooks\n");
+    await waitFor(() => child.output().includes("hooks reloaded: 1 enabled group (gate)"));
+    child.stdin.write("And once more\n");
+    await waitFor(() => child.output().includes("Third read was refused."));
+    child.stdin.end();
+    expect(await child.exited).toBe(0);
+    server.assertDone();
   });
 
   it("stops a turn on Ctrl-C and takes the next line", E2E, async () => {

@@ -79,6 +79,26 @@ describe("hooks in a Gantry session", () => {
     );
   });
 
+  it("change on reloadHooks; a broken file there leaves the snapshot as it was", async () => {
+    ws = await createTempWorkspace({ ".agents/hooks.json": hooksJson({}), "a.txt": "hello\n" });
+    session = createGantrySession({ workspace: ws.root, home: ws.home });
+    const read = () => session!.pipeline.run({ name: "view_file", args: { AbsolutePath: "a.txt" } });
+    const lock = hooksJson({
+      lock: {
+        pre_tool_execution: [
+          { matcher: "", hooks: [{ type: "command", command: `echo '{"decision":"deny"}'` }] },
+        ],
+      },
+    });
+    await writeFile(`${ws.root}/.agents/hooks.json`, lock);
+    expect((await read()).error).toBe(false);
+    expect(session.reloadHooks().groups.map((group) => group.name)).toEqual(["lock"]);
+    expect((await read()).text).toBe("Denied by hook lock.");
+    await writeFile(`${ws.root}/.agents/hooks.json`, "{ not json");
+    expect(() => session!.reloadHooks()).toThrow(/hooks\.json/);
+    expect((await read()).text).toBe("Denied by hook lock.");
+  });
+
   it("see every tool in the registry and the calls subagents make, with their agent_id", async () => {
     ws = await createTempWorkspace({
       ".agents/hooks.json": hooksJson({

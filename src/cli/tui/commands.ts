@@ -6,6 +6,7 @@ export const SLASH_COMMANDS: Record<string, string> = {
   "/help": "this list",
   "/tools": "the tools the agent can use",
   "/permissions": "the approval mode, permission rules and this session's grants",
+  "/reload-hooks": "read the hook files again (changes to them count only after this)",
   "/exit": "end the session (also Ctrl-D, or Ctrl-C at an empty prompt)",
 };
 
@@ -37,9 +38,22 @@ export async function runSlashCommand(
       print(result.text);
       return "done";
     }
+    case "/reload-hooks":
+      print(reloadHooks(agent));
+      return "done";
     default:
       print(`unknown command ${name}; /help lists the commands`);
       return "done";
+  }
+}
+
+function reloadHooks(agent: AgentSession): string {
+  try {
+    const groups = agent.session.reloadHooks().groups.filter((group) => group.enabled);
+    const names = groups.map((group) => group.name).join(", ");
+    return `hooks reloaded: ${groups.length} enabled ${groups.length === 1 ? "group" : "groups"}${names ? ` (${names})` : ""}`;
+  } catch (cause) {
+    return `hooks not reloaded, the earlier ones still apply: ${(cause as Error).message}`;
   }
 }
 
