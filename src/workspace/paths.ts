@@ -1,5 +1,15 @@
-import { constants, existsSync, fstatSync, lstatSync, readlinkSync, realpathSync, type Stats } from "node:fs";
-import { type FileHandle, lstat, open, readlink, realpath } from "node:fs/promises";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  realpathSync,
+  type Stats,
+} from "node:fs";
+import { type FileHandle, lstat, open, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { ToolErrorCode } from "../tools/contract.js";
 
@@ -233,13 +243,31 @@ class OpenRefusal extends Error {
   }
 }
 
-/** The path the kernel holds for an open descriptor (Linux), else a fresh realpath checked by inode. */
 /** Whether `/proc/self/fd` names open descriptors (Linux): then a file can be opened through its verified folder. */
 export const HAS_PROC_FD = existsSync("/proc/self/fd");
 
+const NO_FOLLOW = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
 /**
- * The path an open descriptor really names (`/proc/self/fd`); where that is missing, `expected` when it
- * still names the same file. The synchronous twin of `descriptorPath`, for the search walk and scanners.
+ * A descriptor of `abs` (a file, or a folder), opened without following a symlink and verified to be
+ * what `abs` names now: a parent folder swapped for a symlink would lead elsewhere. Undefined when it
+ * cannot be opened or is not that. For walks that open many paths synchronously (search).
+ */
+export function openVerifiedSync(abs: string, kind: "file" | "folder"): number | undefined {
+  let fd: number;
+  try {
+    fd = openSync(abs, kind === "folder" ? NO_FOLLOW | constants.O_DIRECTORY : NO_FOLLOW);
+  } catch {
+    return undefined;
+  }
+  if (descriptorPathSync(fd, abs) === abs) return fd;
+  closeSync(fd);
+  return undefined;
+}
+
+/**
+ * The path the kernel holds for an open descriptor (`/proc/self/fd`, Linux); where that is missing,
+ * `expected` when a fresh realpath of it still names the same file (by inode).
  */
 export function descriptorPathSync(fd: number, expected: string): string {
   try {
@@ -256,10 +284,5 @@ export function descriptorPathSync(fd: number, expected: string): string {
 }
 
 export async function descriptorPath(handle: FileHandle, expected: string): Promise<string> {
-  try {
-    return await readlink(`/proc/self/fd/${handle.fd}`);
-  } catch {
-    const [opened, named] = await Promise.all([handle.stat(), realpath(expected).then((p) => lstat(p))]);
-    return opened.ino === named.ino && opened.dev === named.dev ? expected : `${expected} (replaced)`;
-  }
+  return descriptorPathSync(handle.fd, expected);
 }

@@ -1,11 +1,10 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import { descriptorPathSync, HAS_PROC_FD } from "../../workspace/paths.js";
+import { HAS_PROC_FD, openVerifiedSync } from "../../workspace/paths.js";
 import type { GrepLine } from "./engine.js";
 import type { LineMatcher } from "./matcher.js";
 
 const CHUNK_BYTES = 64 * 1024;
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-const FOLDER_FLAGS = OPEN_FLAGS | constants.O_DIRECTORY;
 
 interface LineSpan {
   start: number;
@@ -15,19 +14,6 @@ interface LineSpan {
 export type FileScan =
   | { kind: "large" | "binary" | "unreadable" }
   | { kind: "text"; count: number; lines: GrepLine[] };
-
-/** A folder opened without following a symlink and verified to be `dir`; undefined when it is not. */
-function openFolder(dir: string): number | undefined {
-  let fd: number;
-  try {
-    fd = openSync(dir, FOLDER_FLAGS);
-  } catch {
-    return undefined;
-  }
-  if (descriptorPathSync(fd, dir) === dir) return fd;
-  closeSync(fd);
-  return undefined;
-}
 
 /**
  * Scans files one at a time through one buffer; the buffer grows only for lines longer than it.
@@ -46,17 +32,12 @@ export function createFileScanner(matcher: LineMatcher, maxFileBytes: number) {
   }
 
   function openVerified(abs: string): number | undefined {
-    if (!HAS_PROC_FD) {
-      const fd = openSync(abs, OPEN_FLAGS);
-      if (descriptorPathSync(fd, abs) === abs) return fd;
-      closeSync(fd);
-      return undefined;
-    }
+    if (!HAS_PROC_FD) return openVerifiedSync(abs, "file");
     const slash = abs.lastIndexOf("/");
     const dir = abs.slice(0, slash);
     if (folder?.path !== dir) {
       release();
-      folder = { path: dir, fd: openFolder(dir) };
+      folder = { path: dir, fd: openVerifiedSync(dir, "folder") };
     }
     if (folder.fd === undefined) return undefined;
     return openSync(`/proc/self/fd/${folder.fd}/${abs.slice(slash + 1)}`, OPEN_FLAGS);

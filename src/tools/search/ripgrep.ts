@@ -14,7 +14,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import picomatch from "picomatch";
 import { ATOMIC_TEMP_PREFIX } from "../../workspace/atomic-write.js";
-import { descriptorPathSync } from "../../workspace/paths.js";
+import { openVerifiedSync } from "../../workspace/paths.js";
 import { DEFAULT_SECRET_EXCEPTIONS, DEFAULT_SECRET_PATTERNS } from "../../workspace/secrets.js";
 import {
   comparePaths,
@@ -297,18 +297,8 @@ function keepVerified<T extends { matchedFiles: CountedFile[]; matchedLines: num
   return { ...tally, matchedFiles, matchedLines };
 }
 
-/** A descriptor of `root/rel`, opened without following a symlink and verified to be that file. */
 function openVerifiedFile(root: string, rel: string): number | undefined {
-  const abs = path.join(root, rel);
-  let fd: number;
-  try {
-    fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  if (descriptorPathSync(fd, abs) === abs) return fd;
-  closeSync(fd);
-  return undefined;
+  return openVerifiedSync(path.join(root, rel), "file");
 }
 
 /**

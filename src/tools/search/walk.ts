@@ -1,7 +1,7 @@
-import { closeSync, constants, type Dirent, lstatSync, openSync, readdirSync } from "node:fs";
+import { closeSync, type Dirent, lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { isAtomicTempName } from "../../workspace/atomic-write.js";
-import { descriptorPathSync, HAS_PROC_FD } from "../../workspace/paths.js";
+import { HAS_PROC_FD, openVerifiedSync } from "../../workspace/paths.js";
 import type { SecretGuard } from "../../workspace/secrets.js";
 import { extendChain, type IgnoreChain, isGitIgnored, SKIPPED_FOLDER_NAMES } from "./ignore.js";
 
@@ -86,14 +86,9 @@ function readFolder(folder: PendingFolder, options: WalkOptions, pending: Pendin
  * symlink after it was listed (a race against the walk) would otherwise lead outside the workspace.
  */
 function listVerifiedFolder(abs: string): Dirent[] | undefined {
-  let fd: number;
+  const fd = openVerifiedSync(abs, "folder");
+  if (fd === undefined) return undefined;
   try {
-    fd = openSync(abs, FOLDER_FLAGS);
-  } catch {
-    return undefined;
-  }
-  try {
-    if (descriptorPathSync(fd, abs) !== abs) return undefined;
     return readdirSync(HAS_PROC_FD ? `/proc/self/fd/${fd}` : abs, { withFileTypes: true });
   } catch {
     return undefined;
@@ -101,8 +96,6 @@ function listVerifiedFolder(abs: string): Dirent[] | undefined {
     closeSync(fd);
   }
 }
-
-const FOLDER_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /** Symlinks are never followed (as ripgrep and fd do by default); FIFOs, sockets and devices are skipped. */
 function entryKind(entry: Dirent, folderAbs: string): "file" | "dir" | "other" {
