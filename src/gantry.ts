@@ -1,7 +1,12 @@
 import { randomUUID } from "node:crypto";
+import { existsSync, realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
 import { type AgentInbox, createAgentInbox } from "./agent/inbox.js";
-import { loadSettings, type Settings } from "./config/settings.js";
-import type { HookConfig } from "./hooks/config.js";
+import { loadSessionSettings } from "./config/load.js";
+import { type ConfigReport, createConfigReport, ignoredNotices } from "./config/provenance.js";
+import type { Settings } from "./config/settings.js";
+import { type HookConfig, loadHookConfig } from "./hooks/config.js";
 import type { SessionIdentity } from "./hooks/events.js";
 import { createHookStep, loadSessionHookConfig } from "./hooks/step.js";
 import type { Asker } from "./policy/asker.js";
@@ -13,14 +18,25 @@ import { createSubagentHost, type SubagentHost } from "./subagents/host.js";
 import { createBuiltinTools } from "./tools/builtin.js";
 import { createToolPipeline, type ToolPipeline } from "./tools/pipeline.js";
 import { createToolRegistry, type ToolRegistry } from "./tools/registry.js";
+import { scriptsOfHooks } from "./trust/covered.js";
+import { sessionTrust, type TrustOption } from "./trust/session-trust.js";
+import type { WorkspaceTrust } from "./trust/workspace-trust.js";
+import { PROTECTED_CONFIG_FOLDERS } from "./workspace/protected.js";
 import { createReadLedger } from "./workspace/read-ledger.js";
 import { openWorkspace, type Workspace } from "./workspace/workspace.js";
 
 export interface GantryOptions {
   /** The workspace folder; defaults to the current directory. */
   workspace?: string;
-  /** Settings to use instead of the files in ~/.agents and <workspace>/.agents. */
+  /** Settings to use instead of the files in ~/.agents and <workspace>/.agents (counted as the user's). */
   settings?: Settings;
+  /**
+   * Whether the workspace's own configuration counts (SPEC §5a). Untrusted (the default), it may only
+   * narrow: its hooks, allow rules, model and endpoint settings and anything that loosens a guard are
+   * ignored, and `session.config` says what. `true` trusts it as it is; `"recorded"` follows the user's
+   * decision (`gantry trust`); a WorkspaceTrust is a decision made elsewhere (a parent session's).
+   */
+  trust?: TrustOption;
   /** Home folder for user-level configuration (tests point it at a temp folder). */
   home?: string;
   /** Runs commands in the sandbox (true) or not (false), whatever settings say (`--sandbox`). */
@@ -58,6 +74,12 @@ export interface GantrySession {
   inbox: AgentInbox;
   /** Approval mode, rules, grants and the asker. */
   permissions: SessionPermissions;
+  /** Whether the workspace is trusted, and how that was decided. */
+  trust: WorkspaceTrust;
+  /** Every configuration value with its file, honoured or not and why (`gantry config`). */
+  config: ConfigReport;
+  /** One line per file whose values were ignored, and the warnings of the configuration (unknown keys…). */
+  configNotices(): string[];
   /** Subagent types and running agents; `subagents.bind(...)` gives them the model (src/subagents/host.ts). */
   subagents: SubagentHost;
   /** Ends everything the session started (processes, timers, worktrees). Safe to call twice. */
@@ -68,23 +90,34 @@ export interface GantrySession {
   identify(identity: SessionIdentity): void;
   /**
    * Reads the hook files again and makes them the session's snapshot (the user's `/reload-hooks`);
-   * a broken configuration throws and the old snapshot stays. Returns the new snapshot.
+   * a broken configuration throws and the old snapshot stays. Returns the new snapshot, and one line per
+   * file whose hooks trust keeps out (changed since the folder was trusted, or never trusted).
    */
-  reloadHooks(): HookConfig;
+  reloadHooks(): HookConfig & { ignored: string[] };
   dispose(): Promise<void>;
 }
 
 export function createGantrySession(options: GantryOptions = {}): GantrySession {
-  const root = options.workspace ?? process.cwd();
-  const loaded = options.settings ?? loadSettings(root, options.home);
+  const home = options.home ?? homedir();
+  const root = realWorkspaceRoot(options.workspace ?? process.cwd());
+  const report = createConfigReport();
+  const trust = sessionTrust(root, home, options.trust, (line) => report.warnings.push(line));
+  const loaded = loadSessionSettings({ root, home, trust, given: options.settings, report });
   const settings: Settings =
     options.sandbox === undefined
-      ? loaded
-      : { ...loaded, sandbox: { ...loaded.sandbox, enabled: options.sandbox } };
-  const workspace = openWorkspace(root, { limits: settings.limits, secrets: settings.secrets });
+      ? loaded.settings
+      : { ...loaded.settings, sandbox: { ...loaded.settings.sandbox, enabled: options.sandbox } };
   // Hooks are a snapshot, read once: the agent editing hooks.json mid-session changes nothing, and
   // subagent sessions (worktrees) inherit it, so their calls cannot escape the user's hooks.
-  const hookConfig = options.hookConfig ?? loadSessionHookConfig(workspace.root, options.home);
+  const allHooks = options.hookConfig ?? loadHookConfig(root, home);
+  const hookConfig =
+    options.hookConfig ?? loadSessionHookConfig(root, { home, trust, report, loaded: allHooks });
+  const workspace = openWorkspace(root, {
+    limits: settings.limits,
+    secrets: loaded.secrets.user,
+    ...(loaded.secrets.workspace ? { workspaceSecrets: loaded.secrets.workspace } : {}),
+    protectedPaths: [...scriptsOfHooks(allHooks, root), ...userConfigFolders(home)],
+  });
   const inbox = createAgentInbox();
   const identity: SessionIdentity = options.identity ?? { sessionId: randomUUID(), transcriptPath: "" };
   const cleanups: (() => Promise<void> | void)[] = [];
@@ -95,6 +128,8 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     workspace,
     home: options.home,
     settings: options.settings,
+    trust,
+    report,
     approvalMode: options.approvalMode,
     fallbackApprovalMode: options.defaultApprovalMode,
     asker: options.asker,
@@ -109,6 +144,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
       ...options,
       workspace: folder,
       settings,
+      trust,
       asker: undefined,
       hookConfig,
       identity,
@@ -117,7 +153,8 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
   const subagents = createSubagentHost({
     workspace,
     settings,
-    home: options.home,
+    home,
+    trust,
     inbox,
     lifecycle,
     openSession,
@@ -157,11 +194,17 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     pipeline,
     inbox,
     permissions,
+    trust,
+    config: report,
+    configNotices: () => [...report.warnings, ...ignoredNotices(report)],
     subagents,
     reloadHooks() {
-      const next = loadSessionHookConfig(workspace.root, options.home);
+      const reloaded = createConfigReport();
+      // decided again: a decision recorded since (`gantry trust`) counts, a file changed since does not
+      const current = typeof options.trust === "object" ? trust : sessionTrust(root, home, options.trust);
+      const next = loadSessionHookConfig(workspace.root, { home, trust: current, report: reloaded });
       hooks.reload(next);
-      return next;
+      return { ...next, ignored: ignoredNotices(reloaded) };
     },
     identify(given) {
       identity.sessionId = given.sessionId;
@@ -181,4 +224,19 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
       if (failures.length > 0) throw new AggregateError(failures, "session cleanup failed");
     },
   };
+}
+
+function realWorkspaceRoot(folder: string): string {
+  try {
+    return realpathSync(folder);
+  } catch {
+    throw new Error(`workspace folder "${folder}" does not exist`);
+  }
+}
+
+/** The user's own config folders: a sandboxed command given write access to the home still may not change them. */
+function userConfigFolders(home: string): string[] {
+  return PROTECTED_CONFIG_FOLDERS.map((folder) => path.join(home, folder)).filter((folder) =>
+    existsSync(folder),
+  );
 }

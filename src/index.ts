@@ -3,7 +3,8 @@ export * from "./agent/conversation.js";
 export * from "./agent/events.js";
 export * from "./agent/inbox.js";
 export * from "./agent/loop.js";
-export { loadSettings, type Settings } from "./config/settings.js";
+export { loadSettings } from "./config/load.js";
+export type { Settings } from "./config/settings.js";
 export { createGantrySession, type GantryOptions, type GantrySession } from "./gantry.js";
 export type { SessionIdentity } from "./hooks/events.js";
 export {

@@ -13,6 +13,7 @@ import { openSession, type SessionWriter, sessionsDir } from "../session/jsonl.j
 import { transcriptDirFor } from "../subagents/transcript.js";
 import type { ToolDeclaration } from "../tools/registry.js";
 import { type GlobalOptions, UsageError } from "./options.js";
+import { cliTrustOption, reportConfigNotices } from "./trust-option.js";
 
 /**
  * What `gantry -p` and the interactive mode share: the Gantry session, the model, the session file
@@ -74,10 +75,12 @@ export async function openAgentSession(
   const session = createGantrySession({
     workspace: options.workspace,
     defaultApprovalMode: "default",
+    trust: cliTrustOption(options.trust),
     ...(options.sandbox ? { sandbox: true } : {}),
     ...(setup.approvalMode ? { approvalMode: setup.approvalMode } : {}),
     ...(setup.asker ? { asker: setup.asker } : {}),
   });
+  reportConfigNotices(session);
   const baseUrl = options["base-url"] ?? session.settings.baseUrl;
   const model = makeModelFor(session, options.model ?? session.settings.model, baseUrl);
   const opened = typeof model === "string" ? model : openSessionFile(session, options, model.id);

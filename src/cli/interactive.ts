@@ -1,8 +1,12 @@
+import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
 import { PassThrough } from "node:stream";
 import { type Asker, createHeadlessAsker } from "../policy/asker.js";
 import { createTerminalAsker } from "../policy/terminal-asker.js";
+import { askTrustIfNeeded } from "../trust/question.js";
 import { type AgentSession, approvalModeOption, maxTurnsOption, openAgentSession } from "./agent-session.js";
 import { type GlobalOptions, UsageError } from "./options.js";
+import { cliTrustOption } from "./trust-option.js";
 import { createRenderer, type Renderer, wantsColor } from "./tui/renderer.js";
 import { startRepl, type TerminalAsks } from "./tui/repl.js";
 
@@ -15,6 +19,13 @@ export async function run(positionals: string[], options: GlobalOptions): Promis
   const approvalMode = approvalModeOption(options);
   const maxTurns = maxTurnsOption(options);
   const tty = process.stdin.isTTY === true;
+  // SPEC §5a: a folder whose configuration would enable something is asked about once, before anything runs
+  if (tty && cliTrustOption(options.trust) === "recorded") {
+    await askTrustIfNeeded(workspaceRoot(options), homedir(), {
+      input: process.stdin,
+      output: process.stdout,
+    });
+  }
   const asks = tty ? terminalAsks() : undefined;
   let renderer: Renderer | undefined;
   const opened = await openAgentSession(options, {
@@ -45,6 +56,15 @@ export async function run(positionals: string[], options: GlobalOptions): Promis
   } finally {
     asks?.close();
     await opened.close();
+  }
+}
+
+function workspaceRoot(options: GlobalOptions): string {
+  const folder = options.workspace ?? process.cwd();
+  try {
+    return realpathSync(folder);
+  } catch {
+    throw new UsageError(`workspace folder "${folder}" does not exist`);
   }
 }
 

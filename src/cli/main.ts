@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import * as nodeModule from "node:module";
-import { parseArgs } from "node:util";
-import { GLOBAL_OPTIONS, type GlobalOptions, USAGE, UsageError } from "./options.js";
+import { type ParseArgsConfig, parseArgs } from "node:util";
+import { COMMAND_OPTIONS, GLOBAL_OPTIONS, type GlobalOptions, USAGE, UsageError } from "./options.js";
 
 /** Each command's module is loaded only when it runs, so `gantry --version` starts as fast as node. */
 const COMMANDS: Record<
@@ -13,6 +13,8 @@ const COMMANDS: Record<
   tools: () => import("./commands/tools.js"),
   hooks: () => import("./commands/hooks.js"),
   agents: () => import("./commands/agents.js"),
+  trust: () => import("./commands/trust.js"),
+  config: () => import("./commands/config.js"),
 };
 
 // caches compiled code between runs (Node ≥ 22.1); start-up is what a command-line tool is judged by
@@ -21,7 +23,7 @@ nodeModule.enableCompileCache?.();
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: GLOBAL_OPTIONS,
+    options: { ...GLOBAL_OPTIONS, ...commandOptions(argv) },
     allowPositionals: true,
     strict: true,
   });
@@ -43,6 +45,21 @@ async function main(argv: string[]): Promise<number> {
   const load = COMMANDS[command];
   if (!load) throw new UsageError(`unknown command "${command}"`);
   return (await load()).run(rest, options);
+}
+
+/** The options of the command argv names (its first word that is not an option or an option's value). */
+function commandOptions(argv: string[]): ParseArgsConfig["options"] {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === "--") return {};
+    if (!arg.startsWith("-")) return COMMAND_OPTIONS[arg] ?? {};
+    if (arg.includes("=")) continue;
+    const option = Object.entries(GLOBAL_OPTIONS).find(
+      ([name, spec]) => arg === `--${name}` || ("short" in spec && arg === `-${spec.short}`),
+    )?.[1];
+    if (option?.type === "string") i++; // its value
+  }
+  return {};
 }
 
 const [nodeMajor = 0, nodeMinor = 0] = process.versions.node.split(".").map(Number);

@@ -5,6 +5,7 @@ export const GLOBAL_OPTIONS = {
   workspace: { type: "string", short: "w" },
   "approval-mode": { type: "string" },
   sandbox: { type: "boolean" },
+  trust: { type: "boolean" },
   model: { type: "string", short: "m" },
   "base-url": { type: "string" },
   prompt: { type: "string", short: "p" },
@@ -16,10 +17,21 @@ export const GLOBAL_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const satisfies ParseArgsConfig["options"];
 
+/** Options only one command takes (`gantry trust --list`), merged in when that command is named. */
+export const COMMAND_OPTIONS: Record<string, ParseArgsConfig["options"]> = {
+  trust: {
+    list: { type: "boolean" },
+    revoke: { type: "boolean" },
+    never: { type: "boolean" },
+    subfolders: { type: "boolean" },
+  },
+};
+
 export interface GlobalOptions {
   workspace?: string;
   "approval-mode"?: string;
   sandbox?: boolean;
+  trust?: boolean;
   model?: string;
   "base-url"?: string;
   prompt?: string;
@@ -29,6 +41,11 @@ export interface GlobalOptions {
   resume?: string;
   version?: boolean;
   help?: boolean;
+  /** A command's own options (COMMAND_OPTIONS). */
+  list?: boolean;
+  revoke?: boolean;
+  never?: boolean;
+  subfolders?: boolean;
 }
 
 /** A mistake in how gantry was invoked: printed with the usage and exit code 2. */
@@ -41,12 +58,16 @@ export const USAGE = `Usage:
   gantry tools                            list the tool registry
   gantry hooks check                      validate and list the hooks (.agents/hooks.json, .claude, .gemini)
   gantry agents                           list the subagent types (.agents/agents, .claude/agents, .qwen/agents)
+  gantry trust [DIR]                      trust a folder's hooks, allow rules and settings (pinned as they are now)
+  gantry trust --list | --revoke DIR | --never [DIR]
+  gantry config                           every setting with its file, and whether it counts (and why not)
   gantry --version
 
 Options:
   -w, --workspace DIR        the workspace folder (default: the current folder)
       --approval-mode MODE   default | auto-edit | yolo | plan
       --sandbox              run commands in the sandbox
+      --trust                trust the workspace's configuration for this run (GANTRY_TRUST_WORKSPACE=1 too)
   -m, --model PROVIDER:ID    google | anthropic | openai | openai-compatible
       --base-url URL         the provider's API base URL (required for openai-compatible)
       --output-format FMT    text | json | stream-json (with -p)

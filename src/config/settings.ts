@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
-import { homedir } from "node:os";
-import path from "node:path";
+import { closest, distance } from "fastest-levenshtein";
 import { z } from "zod";
 import { ApprovalModeSettingSchema, PermissionsSchema } from "../policy/schema.js";
 import { SubagentSettingsSchema } from "../subagents/settings.js";
@@ -11,14 +10,15 @@ import { LimitsSettingsSchema } from "../workspace/limits.js";
 import { SecretsSchema } from "../workspace/secrets.js";
 
 /**
- * `.agents/settings.json`, from the user's home and then the workspace (the workspace wins, key by key).
- * Each concern owns its section's schema; unknown top-level keys are kept for later concerns.
+ * `.agents/settings.json`, in the user's home and in the workspace; how the two combine is
+ * src/config/combine.ts (by the key rules of key-rules.ts). Each concern owns its section's schema;
+ * an unknown key is named with a did-you-mean and left out, never silently ignored.
  */
-export const SettingsSchema = z.looseObject({
+export const SettingsSchema = z.strictObject({
   limits: LimitsSettingsSchema.optional(),
   secrets: SecretsSchema.optional(),
   tools: z
-    .object({
+    .strictObject({
       disabled: z.array(z.string()).optional().describe("tool names (or aliases) switched off"),
     })
     .optional(),
@@ -30,7 +30,7 @@ export const SettingsSchema = z.looseObject({
   exec: ExecSettingsSchema.optional(),
   sandbox: SandboxSettingsSchema.optional(),
   search: z
-    .object({
+    .strictObject({
       engine: z
         .enum(["auto", "ripgrep", "node"])
         .optional()
@@ -49,35 +49,34 @@ export const SettingsSchema = z.looseObject({
 
 export type Settings = z.infer<typeof SettingsSchema>;
 
-export interface SettingsSource {
-  file: string;
-  settings: Settings;
-}
-
-export function settingsFiles(workspaceRoot: string, home = homedir()): string[] {
-  const files = [
-    path.join(home, ".agents", "settings.json"),
-    path.join(workspaceRoot, ".agents", "settings.json"),
-  ];
-  return [...new Set(files)];
-}
-
-/** Loads and merges the settings files; a broken file is an error naming the file and the problem. */
-export function loadSettings(workspaceRoot: string, home = homedir()): Settings {
-  let merged: Record<string, unknown> = {};
-  for (const file of settingsFiles(workspaceRoot, home)) {
-    const raw = readJsonFile(file);
-    if (raw === undefined) continue;
-    const parsed = SettingsSchema.safeParse(raw);
-    if (!parsed.success) {
-      const problems = parsed.error.issues
-        .map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`)
-        .join("; ");
+/**
+ * Parses one settings file. A value of the wrong type is an error naming the file and the key; an
+ * unknown key is a warning with the nearest known name (`"modle"`: did you mean "model"?) and is left out.
+ */
+export function parseSettingsFile(file: string, raw: unknown): { settings: Settings; warnings: string[] } {
+  const warnings: string[] = [];
+  let input = raw;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const parsed = SettingsSchema.safeParse(input);
+    if (parsed.success) return { settings: parsed.data, warnings };
+    const unknown = parsed.error.issues.filter((issue) => issue.code === "unrecognized_keys");
+    const others = parsed.error.issues.filter((issue) => issue.code !== "unrecognized_keys");
+    if (others.length > 0 || unknown.length === 0) {
+      const problems = others.map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`).join("; ");
       throw new Error(`invalid settings in ${file}: ${problems}`);
     }
-    merged = mergeSettings(merged, parsed.data);
+    input = structuredClone(input);
+    for (const issue of unknown) {
+      const container = objectAt(input, issue.path);
+      for (const key of issue.keys) {
+        warnings.push(
+          `${file}: unknown setting "${[...issue.path, key].join(".")}"${didYouMean(key, knownKeysAt(issue.path))}; ignored`,
+        );
+        if (container) delete container[key];
+      }
+    }
   }
-  return merged as Settings;
+  throw new Error(`invalid settings in ${file}`);
 }
 
 /** Reads a JSON file; undefined when it does not exist, an error naming the file when it is not JSON. */
@@ -86,7 +85,8 @@ export function readJsonFile(file: string): unknown {
   try {
     text = readFileSync(file, "utf8");
   } catch (cause) {
-    if ((cause as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
     throw new Error(`cannot read ${file}: ${(cause as Error).message}`);
   }
   try {
@@ -96,19 +96,42 @@ export function readJsonFile(file: string): unknown {
   }
 }
 
-/** Objects merge key by key; arrays and scalars from the later file replace the earlier ones. */
-export function mergeSettings(
-  base: Record<string, unknown>,
-  over: Record<string, unknown>,
-): Record<string, unknown> {
-  const result: Record<string, unknown> = { ...base };
-  for (const [key, value] of Object.entries(over)) {
-    const current = result[key];
-    result[key] = isPlainObject(current) && isPlainObject(value) ? mergeSettings(current, value) : value;
-  }
-  return result;
+/** ` (did you mean "model"?)` when a known name is close to `key`, else nothing. */
+export function didYouMean(key: string, known: readonly string[]): string {
+  if (known.length === 0) return "";
+  const best = closest(key, [...known]);
+  const limit = Math.max(2, Math.floor(key.length / 3));
+  return distance(key.toLowerCase(), best.toLowerCase()) <= limit ? ` (did you mean "${best}"?)` : "";
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+function objectAt(root: unknown, at: readonly PropertyKey[]): Record<string, unknown> | undefined {
+  let current = root;
+  for (const key of at) {
+    if (typeof current !== "object" || current === null) return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return typeof current === "object" && current !== null ? (current as Record<string, unknown>) : undefined;
+}
+
+/** The key names the schema knows at a path of the settings object (through optional and preprocess). */
+function knownKeysAt(at: readonly PropertyKey[]): string[] {
+  let schema: unknown = SettingsSchema;
+  for (const key of at) {
+    const shape = shapeOf(schema);
+    if (!shape) return [];
+    schema = shape[String(key)];
+  }
+  return Object.keys(shapeOf(schema) ?? {});
+}
+
+function shapeOf(schema: unknown): Record<string, unknown> | undefined {
+  let current = schema as
+    | { def?: { type?: string; innerType?: unknown; out?: unknown; shape?: unknown } }
+    | undefined;
+  for (let depth = 0; current?.def && depth < 8; depth++) {
+    const def = current.def;
+    if (def.type === "object") return def.shape as Record<string, unknown>;
+    current = (def.innerType ?? def.out) as typeof current;
+  }
+  return undefined;
 }

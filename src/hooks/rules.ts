@@ -4,7 +4,16 @@ import { type CompiledMatcher, compileMatcher, type MatcherStyle } from "./match
 export type DialectId = MatcherStyle;
 
 export type HandlerConfig =
-  | { kind: "command"; name: string; timeoutMs: number; command: string }
+  | {
+      kind: "command";
+      name: string;
+      timeoutMs: number;
+      command: string;
+      /** Workspace scripts it runs, with the digest trust approved: checked before every run. */
+      scripts?: { file: string; digest: string }[];
+      /** Set when trust forbids running it: the call it matches is denied with this reason. */
+      refusal?: string;
+    }
   | {
       kind: "http";
       name: string;

@@ -1,12 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { homedir } from "node:os";
+import type { ConfigReport } from "../config/provenance.js";
 import type { ToolResult } from "../tools/contract.js";
 import type { HookStep, PreHookOutcome, PreparedCall } from "../tools/gates.js";
+import { fileDigest } from "../trust/digest.js";
+import { applyTrustToHooks } from "../trust/hooks.js";
+import type { WorkspaceTrust } from "../trust/workspace-trust.js";
 import { fatalProblems, formatProblem, type HookConfig, loadHookConfig } from "./config.js";
 import { createVerdictAggregate, interpretBody, interpretExit } from "./decide.js";
 import type { HandlerVerdict } from "./dialects/dialect.js";
 import type { HookSessionFacts, SessionIdentity, ToolCallFacts, ToolHookEvent } from "./events.js";
 import { hasHandlersFor, type PlannedHandler, planHandlers } from "./plan.js";
+import type { HandlerConfig } from "./rules.js";
 import { runCommandHook } from "./run-command.js";
 import { expandHeaderValues, runHttpHook } from "./run-http.js";
 
@@ -70,7 +75,12 @@ export function createHookStep(options: HookStepOptions): ReloadableHookStep {
     const { handler } = planned;
     const notes: string[] = [];
     let verdict: HandlerVerdict;
-    if (handler.kind === "command") {
+    const refused = handler.kind === "command" ? trustRefusal(handler) : undefined;
+    if (refused !== undefined) {
+      // fail closed whatever the group says: the approved gate cannot run, so nothing passes it
+      notes.push(`hook ${planned.label}: ${refused}`);
+      verdict = { verdict: "deny", reason: `hook ${planned.label}: ${refused}` };
+    } else if (handler.kind === "command") {
       const outcome = await runCommandHook({
         command: handler.command,
         input: payload,
@@ -141,11 +151,17 @@ export function createHookStep(options: HookStepOptions): ReloadableHookStep {
 }
 
 /**
- * Loads `.agents/hooks.json` (home, workspace) and the Claude/Gemini settings once, for one session;
- * a structural mistake stops the session rather than silently dropping a guard.
+ * Loads `.agents/hooks.json` (home, workspace) and the Claude/Gemini settings once, for one session,
+ * keeping what trust allows (src/trust/hooks.ts); a structural mistake in a file that counts stops the
+ * session rather than silently dropping a guard.
  */
-export function loadSessionHookConfig(workspaceRoot: string, home = homedir()): HookConfig {
-  const config = loadHookConfig(workspaceRoot, home);
+export function loadSessionHookConfig(
+  workspaceRoot: string,
+  trusted: { trust: WorkspaceTrust; report: ConfigReport; home?: string; loaded?: HookConfig },
+): HookConfig {
+  const home = trusted.home ?? homedir();
+  const all = trusted.loaded ?? loadHookConfig(workspaceRoot, home);
+  const config = applyTrustToHooks(all, trusted.trust, home, trusted.report);
   const fatal = fatalProblems(config);
   if (fatal.length > 0) {
     throw new Error(
@@ -153,6 +169,17 @@ export function loadSessionHookConfig(workspaceRoot: string, home = homedir()): 
     );
   }
   return config;
+}
+
+/** Why trust forbids running this handler now: refused when loaded, or a script changed since. */
+function trustRefusal(handler: Extract<HandlerConfig, { kind: "command" }>): string | undefined {
+  if (handler.refusal !== undefined) return handler.refusal;
+  for (const script of handler.scripts ?? []) {
+    if (fileDigest(script.file) !== script.digest) {
+      return `the hook was not run: its script ${script.file} changed after this session trusted it; the call is denied (review the script, then run "gantry trust" and start a new session)`;
+    }
+  }
+  return undefined;
 }
 
 function callFacts(call: PreparedCall): ToolCallFacts {

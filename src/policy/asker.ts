@@ -15,7 +15,7 @@ export interface PermissionRequest {
   grantRules: string[];
 }
 
-/** `session`: remember for this session; `always`: also save to .agents/settings.local.json. */
+/** `session`: remember for this session; `always`: also save it for this folder in ~/.agents/folder-permissions.json. */
 export type PermissionChoice = "once" | "session" | "always" | "deny";
 
 export interface PermissionAnswer {

@@ -6,10 +6,11 @@ import {
   type GateDecision,
   type PreparedCall,
 } from "../tools/gates.js";
+import { persistAllowRules } from "./always-answers.js";
 import type { PermissionAnswer } from "./asker.js";
 import { checksForCall } from "./checks.js";
 import { coverage, decideChecks } from "./evaluate.js";
-import { grantRuleFor, persistAllowRules } from "./grants.js";
+import { grantRuleFor } from "./grants.js";
 import { modeThatAllows } from "./modes.js";
 import type { SessionPermissions } from "./permissions.js";
 import { editPreview } from "./preview.js";
@@ -123,11 +124,9 @@ async function askUser(
   for (const text of texts) permissions.grants.add(text, source);
   if (answer.choice === "session") return { allowed: true, source: `user (${source})` };
   try {
-    await persistAllowRules(permissions.localSettingsFile, texts);
-    return {
-      allowed: true,
-      source: `user (always, saved to ${path.relative(root, permissions.localSettingsFile)})`,
-    };
+    const { home, root: folder, shown } = permissions.alwaysAnswers;
+    await persistAllowRules(home, folder, texts);
+    return { allowed: true, source: `user (always, saved to ${shown})` };
   } catch (cause) {
     return { allowed: true, source: `user (always; not saved: ${(cause as Error).message})` };
   }
@@ -160,7 +159,7 @@ function headlessReason(
     : "yolo";
   const ruleHint =
     rules.length > 0
-      ? ` or add ${rules.map((rule) => JSON.stringify(rule)).join(", ")} to permissions.allow in .agents/settings.json`
+      ? ` or add ${rules.map((rule) => JSON.stringify(rule)).join(", ")} to permissions.allow in ~/.agents/settings.json`
       : "";
   return `${prefix}: run with --approval-mode ${flag}${ruleHint}.`;
 }
@@ -176,7 +175,7 @@ function noPriorGrant(decision: GateDecision, uncovered: Check[], permissions: S
   const what = uncovered.map((check) => `"${check.label}"`).join(", ");
   const hint =
     rules.length > 0
-      ? ` Add ${rules.map((rule) => JSON.stringify(rule)).join(", ")} to permissions.allow in .agents/settings.json, or ask the user with ask_permission first.`
+      ? ` Add ${rules.map((rule) => JSON.stringify(rule)).join(", ")} to permissions.allow in ~/.agents/settings.json, or ask the user with ask_permission first.`
       : "";
   return `${decision.reason ? `${decision.reason}. ` : ""}No earlier grant or allow rule covers ${what}.${hint}`;
 }

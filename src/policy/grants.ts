@@ -1,4 +1,3 @@
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Check, Rule, RuleContext } from "./rules.js";
 import { compileRule, TOOL_GROUPS } from "./rules.js";
@@ -69,48 +68,4 @@ export function grantRuleFor(check: Check, workspaceRoot: string): string | unde
 
 function escapeGitignore(pattern: string): string {
   return pattern.replace(/[*?[\]!#\\]/g, (char) => `\\${char}`);
-}
-
-/** `.agents/settings.local.json`: where "always" answers are saved; it is loaded as rules next time. */
-export function localSettingsFile(workspaceRoot: string): string {
-  return path.join(workspaceRoot, ".agents", "settings.local.json");
-}
-
-const pendingWrites = new Map<string, Promise<unknown>>();
-
-/**
- * Adds allow rules to `.agents/settings.local.json`, keeping everything else in it; written atomically,
- * one write per file at a time (two "always" answers in parallel must not lose one another).
- */
-export function persistAllowRules(file: string, texts: readonly string[]): Promise<void> {
-  const previous = pendingWrites.get(file) ?? Promise.resolve();
-  const next = previous.then(
-    () => appendAllowRules(file, texts),
-    () => appendAllowRules(file, texts),
-  );
-  const settled = next.catch(() => undefined);
-  pendingWrites.set(file, settled);
-  void settled.then(() => {
-    if (pendingWrites.get(file) === settled) pendingWrites.delete(file);
-  });
-  return next;
-}
-
-async function appendAllowRules(file: string, texts: readonly string[]): Promise<void> {
-  let settings: Record<string, unknown> = {};
-  try {
-    settings = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
-  } catch (cause) {
-    if ((cause as NodeJS.ErrnoException).code !== "ENOENT") {
-      throw new Error(`cannot save the grant: ${file} is unreadable (${(cause as Error).message})`);
-    }
-  }
-  const permissions = (settings.permissions ?? {}) as Record<string, unknown>;
-  const allow = Array.isArray(permissions.allow) ? [...(permissions.allow as unknown[])] : [];
-  for (const text of texts) if (!allow.includes(text)) allow.push(text);
-  settings.permissions = { ...permissions, allow };
-  await mkdir(path.dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(settings, null, 2)}\n`);
-  await rename(temporary, file);
 }

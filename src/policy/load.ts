@@ -1,20 +1,32 @@
 import { homedir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { type ConfigReport, createConfigReport, type Origin } from "../config/provenance.js";
 import { readJsonFile, type Settings } from "../config/settings.js";
-import { localSettingsFile } from "./grants.js";
+import { originOf, shownPath } from "../trust/origin.js";
+import type { WorkspaceTrust } from "../trust/workspace-trust.js";
+import { ALWAYS_ANSWERS_NAME, savedAllowRules } from "./always-answers.js";
 import { type ApprovalMode, parseApprovalMode } from "./modes.js";
 import type { RuleEntry, RuleKind } from "./rules.js";
 import { PermissionsSchema } from "./schema.js";
 
 const RULE_KINDS: RuleKind[] = ["deny", "ask", "allow"];
 
-interface SettingsFileRole {
-  file: string;
+/** Strictest first: a workspace may only move the mode this way from what the user set. */
+const MODE_STRICTNESS: readonly ApprovalMode[] = ["plan", "default", "auto-edit", "yolo"];
+
+interface PolicySource {
+  /** As shown in messages and rule origins. */
+  shown: string;
+  origin: Origin;
   /** `.agents` files carry `approvalMode`; `.claude` files only `permissions`. */
   native: boolean;
-  /** Files inside the workspace may not switch on yolo: a cloned repository must not disarm the user. */
-  inWorkspace: boolean;
+  /** The folder `/x` rules are relative to. */
+  projectDir: string;
+  raw: unknown;
+  /** Trust covers it (always for the user's own files), or why not. */
+  trusted: boolean;
+  untrustedWhy?: string;
 }
 
 export interface LoadedPermissions {
@@ -29,71 +41,202 @@ export interface LoadOptions {
   home?: string;
   /** Settings given in place of the `.agents/settings.json` files (the library's `settings` option). */
   settings?: Settings;
+  /** Whose workspace files count: an untrusted workspace's allow rules and modes are ignored. */
+  trust: WorkspaceTrust;
+  /** Where every rule and mode is recorded, honoured or not. */
+  report?: ConfigReport;
 }
 
 /**
- * Rules from every file are combined, never replaced: home and workspace `.agents/settings.json`,
- * `.agents/settings.local.json` (where "always" answers are saved), `.claude/settings.json` and
- * `.claude/settings.local.json`. A file with a broken `permissions` section is an error naming the file.
+ * Rules from every file are combined, never replaced: home `.agents/settings.json` and the user's saved
+ * "always" answers for this folder, then the workspace's `.agents/settings.json`, `.agents/settings.local.json`,
+ * `.claude/settings.json` and `.claude/settings.local.json`. A workspace's deny and ask rules always
+ * count; its allow rules and modes only when trust covers the file (SPEC §5a).
  */
 export function loadPermissionSettings(options: LoadOptions): LoadedPermissions {
   const home = options.home ?? homedir();
-  const root = options.workspaceRoot;
+  const report = options.report ?? createConfigReport();
   const loaded: LoadedPermissions = { entries: [], warnings: [] };
-  const sources = settingsSources(options, home, root);
-  let fromApprovalMode: LoadedPermissions["mode"];
-  let fromDefaultMode: LoadedPermissions["mode"];
-  for (const { role, raw } of sources) {
-    if (raw === undefined) continue;
-    const section = readSection(role.file, raw);
-    const projectDir = role.inWorkspace ? root : role.file === "settings given to Gantry" ? root : home;
-    const shown = displayName(role.file, root, home);
+  const modes: Record<"user" | "workspace", { approvalMode?: Candidate; defaultMode?: Candidate }> = {
+    user: {},
+    workspace: {},
+  };
+  for (const source of policySources(options, home)) {
+    if (source.raw === undefined) continue;
+    const section = readSection(source.shown, source.raw);
     for (const kind of RULE_KINDS) {
-      for (const text of section.permissions?.[kind] ?? [])
-        loaded.entries.push({ kind, text, origin: shown, projectDir });
+      for (const text of section.permissions?.[kind] ?? []) {
+        const honoured = kind !== "allow" || source.trusted;
+        report.values.push({
+          key: `permissions.${kind}`,
+          value: text,
+          file: source.shown,
+          origin: source.origin,
+          honoured,
+          ...(honoured ? {} : { why: source.untrustedWhy ?? "not trusted", wantsTrust: true }),
+        });
+        if (honoured)
+          loaded.entries.push({ kind, text, origin: source.shown, projectDir: source.projectDir });
+      }
     }
-    const approval = role.native ? section.approvalMode : undefined;
-    const mode = pickMode(approval, `approvalMode in ${shown}`, role, loaded.warnings);
-    if (mode) fromApprovalMode = mode;
-    const claudeMode = pickMode(
-      section.permissions?.defaultMode,
-      `permissions.defaultMode in ${shown}`,
-      role,
-      loaded.warnings,
-    );
-    if (claudeMode) fromDefaultMode = claudeMode;
+    for (const candidate of modeCandidates(source, section)) {
+      const slot = source.origin === "workspace" ? "workspace" : "user";
+      if (!source.trusted) {
+        recordMode(report, source, candidate, false, source.untrustedWhy ?? "not trusted", true);
+        continue;
+      }
+      if (candidate.mode === "yolo" && source.origin === "workspace") {
+        const why =
+          "a workspace file may not switch approvals off (use --approval-mode yolo or ~/.agents/settings.json)";
+        recordMode(report, source, candidate, false, why);
+        loaded.warnings.push(`${candidate.source} asks for yolo; ignored, ${why}`);
+        continue;
+      }
+      // later files name the mode; approvalMode wins over Claude Code's permissions.defaultMode
+      modes[slot][candidate.key === "approvalMode" ? "approvalMode" : "defaultMode"] = {
+        ...candidate,
+        file: source,
+      };
+    }
   }
-  loaded.mode = fromApprovalMode ?? fromDefaultMode;
+  const pick = (slot: "user" | "workspace") => {
+    const { approvalMode, defaultMode } = modes[slot];
+    if (approvalMode && defaultMode?.file)
+      recordMode(report, defaultMode.file, defaultMode, false, `${approvalMode.source} wins`);
+    return approvalMode ?? defaultMode;
+  };
+  loaded.mode = chooseMode(pick("user"), pick("workspace"), report);
   return loaded;
 }
 
-/**
- * Home first, then the workspace: later files name the mode; rules add up. `~/.claude/settings.json`
- * is not read: user-wide rules go in `~/.agents/settings.json` (same syntax), so a library session
- * never picks up a policy from another tool's global configuration.
- */
-function settingsSources(
-  options: LoadOptions,
-  home: string,
-  root: string,
-): { role: SettingsFileRole; raw: unknown }[] {
-  const roles: SettingsFileRole[] = [];
-  if (!options.settings)
-    roles.push({ file: path.join(home, ".agents", "settings.json"), native: true, inWorkspace: false });
-  if (!options.settings)
-    roles.push({ file: path.join(root, ".agents", "settings.json"), native: true, inWorkspace: true });
-  roles.push({ file: localSettingsFile(root), native: true, inWorkspace: true });
-  roles.push({ file: path.join(root, ".claude", "settings.json"), native: false, inWorkspace: true });
-  roles.push({ file: path.join(root, ".claude", "settings.local.json"), native: false, inWorkspace: true });
-  const seen = new Set<string>();
-  const sources = roles
-    .filter((role) => !seen.has(role.file) && seen.add(role.file))
-    .map((role) => ({ role, raw: readJsonFile(role.file) }));
-  if (options.settings) {
-    const given = { file: "settings given to Gantry", native: true, inWorkspace: false };
-    sources.unshift({ role: given, raw: options.settings });
+interface Candidate {
+  mode: ApprovalMode;
+  source: string;
+  key: string;
+  value: string;
+  file?: PolicySource;
+}
+
+/** `approvalMode` (native files) wins over Claude Code's `permissions.defaultMode` in the same place. */
+function modeCandidates(
+  source: PolicySource,
+  section: { permissions?: z.infer<typeof PermissionsSchema>; approvalMode?: string },
+): Candidate[] {
+  const found: Candidate[] = [];
+  const add = (key: string, value: string | undefined) => {
+    if (value === undefined) return;
+    const mode = parseApprovalMode(value);
+    if (!mode) {
+      throw new Error(
+        `${key} in ${source.shown}: unknown approval mode "${value}" (use default, auto-edit, yolo or plan)`,
+      );
+    }
+    found.push({ mode, source: `${key} in ${source.shown}`, key, value });
+  };
+  add("permissions.defaultMode", section.permissions?.defaultMode);
+  if (source.native) add("approvalMode", section.approvalMode);
+  return found;
+}
+
+/** The user's mode, unless a trusted workspace names a mode at least as strict (or the user names none). */
+function chooseMode(
+  user: Candidate | undefined,
+  workspace: Candidate | undefined,
+  report: ConfigReport,
+): LoadedPermissions["mode"] {
+  if (
+    workspace?.file &&
+    user &&
+    MODE_STRICTNESS.indexOf(workspace.mode) > MODE_STRICTNESS.indexOf(user.mode)
+  ) {
+    recordMode(
+      report,
+      workspace.file,
+      workspace,
+      false,
+      `your home sets ${user.mode}; a workspace may only make it stricter`,
+    );
+    workspace = undefined;
   }
+  const chosen = workspace ?? user;
+  if (user?.file) recordMode(report, user.file, user, chosen === user);
+  if (workspace?.file) recordMode(report, workspace.file, workspace, true);
+  return chosen ? { mode: chosen.mode, source: chosen.source } : undefined;
+}
+
+function recordMode(
+  report: ConfigReport,
+  source: PolicySource,
+  candidate: Candidate,
+  honoured: boolean,
+  why?: string,
+  wantsTrust?: boolean,
+) {
+  report.values.push({
+    key: candidate.key,
+    value: candidate.value,
+    file: source.shown,
+    origin: source.origin,
+    honoured,
+    ...(why ? { why } : honoured ? {} : { why: "a stricter mode wins" }),
+    ...(wantsTrust ? { wantsTrust } : {}),
+  });
+}
+
+/** Home first, then the workspace. `~/.claude/settings.json` is Claude Code's own user file: not read. */
+function policySources(options: LoadOptions, home: string): PolicySource[] {
+  const root = options.workspaceRoot;
+  const trust = options.trust;
+  const sources: PolicySource[] = [];
+  if (options.settings) {
+    sources.push({
+      shown: "settings given to Gantry",
+      origin: "given",
+      native: true,
+      projectDir: root,
+      raw: options.settings,
+      trusted: true,
+    });
+  }
+  const files: { file: string; native: boolean }[] = [];
+  if (!options.settings) files.push({ file: path.join(home, ".agents", "settings.json"), native: true });
+  if (!options.settings) files.push({ file: path.join(root, ".agents", "settings.json"), native: true });
+  files.push({ file: path.join(root, ".agents", "settings.local.json"), native: true });
+  files.push({ file: path.join(root, ".claude", "settings.json"), native: false });
+  files.push({ file: path.join(root, ".claude", "settings.local.json"), native: false });
+  const seen = new Set<string>();
+  for (const { file, native } of files) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const origin = originOf(file, home);
+    const status = origin === "home" ? ({ trusted: true } as const) : trust.file(file);
+    sources.push({
+      shown: shownPath(file, root, home),
+      origin,
+      native,
+      projectDir: origin === "home" ? home : root,
+      raw: readJsonFile(file),
+      trusted: status.trusted,
+      ...(status.trusted ? {} : { untrustedWhy: status.why }),
+    });
+    // the user's "always" answers for this folder come right after the user's own settings
+    if (origin === "home" && file === path.join(home, ".agents", "settings.json"))
+      sources.push(savedAnswers(home, root));
+  }
+  if (options.settings) sources.splice(1, 0, savedAnswers(home, root));
   return sources;
+}
+
+function savedAnswers(home: string, root: string): PolicySource {
+  const allow = savedAllowRules(home, root);
+  return {
+    shown: `~/.agents/${ALWAYS_ANSWERS_NAME} (your answers for this folder)`,
+    origin: "home",
+    native: false,
+    projectDir: root,
+    raw: allow.length > 0 ? { permissions: { allow } } : undefined,
+    trusted: true,
+  };
 }
 
 function readSection(
@@ -112,30 +255,4 @@ function readSection(
     throw new Error(`invalid permissions in ${file}: ${problems}`);
   }
   return parsed.data;
-}
-
-function pickMode(
-  value: string | undefined,
-  source: string,
-  role: SettingsFileRole,
-  warnings: string[],
-): LoadedPermissions["mode"] {
-  if (value === undefined) return undefined;
-  const mode = parseApprovalMode(value);
-  if (!mode) {
-    throw new Error(`${source}: unknown approval mode "${value}" (use default, auto-edit, yolo or plan)`);
-  }
-  if (mode === "yolo" && role.inWorkspace) {
-    warnings.push(
-      `${source} asks for yolo; ignored, a workspace file may not switch approvals off (use --approval-mode yolo or ~/.agents/settings.json)`,
-    );
-    return undefined;
-  }
-  return { mode, source };
-}
-
-function displayName(file: string, root: string, home: string): string {
-  if (file.startsWith(`${root}${path.sep}`)) return path.relative(root, file);
-  if (file.startsWith(`${home}${path.sep}`)) return `~/${path.relative(home, file)}`;
-  return file;
 }

@@ -1,9 +1,12 @@
 import { homedir } from "node:os";
+import type { ConfigReport } from "../config/provenance.js";
 import type { Settings } from "../config/settings.js";
+import type { WorkspaceTrust } from "../trust/workspace-trust.js";
 import type { Workspace } from "../workspace/workspace.js";
+import { ALWAYS_ANSWERS_NAME } from "./always-answers.js";
 import { type Asker, createHeadlessAsker } from "./asker.js";
 import type { RuleSet } from "./evaluate.js";
-import { createGrantStore, type Grant, type GrantStore, localSettingsFile } from "./grants.js";
+import { createGrantStore, type Grant, type GrantStore } from "./grants.js";
 import { loadPermissionSettings } from "./load.js";
 import type { ApprovalMode } from "./modes.js";
 import { compileRule, type Rule, type RuleContext, type RuleEntry } from "./rules.js";
@@ -17,8 +20,8 @@ export interface SessionPermissions {
   readonly asker: Asker;
   readonly workspace: Workspace;
   readonly grants: GrantStore;
-  /** Where "yes, always" answers are saved. */
-  readonly localSettingsFile: string;
+  /** Where "yes, always" answers are saved: the user's home, under this folder's real path. */
+  readonly alwaysAnswers: { home: string; root: string; shown: string };
   readonly warnings: readonly string[];
   /** The rules as the settings files give them, before compiling (a worktree agent's session inherits them). */
   readonly ruleEntries: readonly RuleEntry[];
@@ -33,6 +36,10 @@ export interface SessionPermissionsOptions {
   home?: string;
   /** Settings given in place of the `.agents/settings.json` files. */
   settings?: Settings;
+  /** Whose workspace files count (an untrusted workspace's allow rules and modes do not). */
+  trust: WorkspaceTrust;
+  /** Where every rule and mode is recorded, honoured or not (`gantry config`). */
+  report?: ConfigReport;
   /** The caller's mode (`--approval-mode`, the library option): wins over every settings file. */
   approvalMode?: ApprovalMode;
   /** The mode when no file names one: the CLI says "default"; a library session without rules has none. */
@@ -86,8 +93,12 @@ export function createSessionPermissions(options: SessionPermissionsOptions): Se
     asker: options.asker ?? createHeadlessAsker(),
     workspace: options.workspace,
     grants: parent ? inheritGrants(parent, ownGrants, context) : ownGrants,
-    // "always" answers belong in the parent's workspace, not in a worktree that is removed
-    localSettingsFile: parent?.localSettingsFile ?? localSettingsFile(workspaceRoot),
+    // "always" answers belong to the parent's workspace, not to a worktree that is removed
+    alwaysAnswers: parent?.alwaysAnswers ?? {
+      home,
+      root: workspaceRoot,
+      shown: `~/.agents/${ALWAYS_ANSWERS_NAME}`,
+    },
     warnings,
     ruleEntries: entries,
     ruleContext: () => context,
@@ -102,7 +113,13 @@ function resolvePolicy(
   workspaceRoot: string,
   home: string,
 ): ResolvedPolicy {
-  const loaded = loadPermissionSettings({ workspaceRoot, home, settings: options.settings });
+  const loaded = loadPermissionSettings({
+    workspaceRoot,
+    home,
+    settings: options.settings,
+    trust: options.trust,
+    ...(options.report ? { report: options.report } : {}),
+  });
   const policy = { entries: loaded.entries, warnings: loaded.warnings };
   if (options.approvalMode)
     return { ...policy, mode: options.approvalMode, modeSource: "given by the caller (--approval-mode)" };

@@ -83,7 +83,11 @@ const NO: Choice = { label: "no (or type what to do instead)", choice: "deny", k
 const ALL_CHOICES: Choice[] = [
   ONCE,
   { label: "yes, and don't ask again this session", choice: "session", keys: ["s"] },
-  { label: "yes, always (saved to .agents/settings.local.json)", choice: "always", keys: ["a", "always"] },
+  {
+    label: "yes, always (saved to ~/.agents/folder-permissions.json)",
+    choice: "always",
+    keys: ["a", "always"],
+  },
   NO,
 ];
 const FORCED_CHOICES: Choice[] = [ONCE, NO];

@@ -8,10 +8,12 @@ import type { Settings } from "../config/settings.js";
 import type { ModelClient } from "../models/client.js";
 import type { SessionLifecycle } from "../tools/environment.js";
 import type { ToolPipeline } from "../tools/pipeline.js";
+import { originOf } from "../trust/origin.js";
+import type { WorkspaceTrust } from "../trust/workspace-trust.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { createRunningAgents, type RunningAgents } from "./registry.js";
 import { listSavedAgents } from "./transcript.js";
-import { createSubagentCatalog, type SubagentCatalog } from "./types.js";
+import { createSubagentCatalog, type SubagentCatalog, type SubagentDefinition } from "./types.js";
 import { removeAgentWorktree } from "./worktree.js";
 
 /** A Gantry session opened in another folder (an agent's worktree) with this session's settings. */
@@ -43,6 +45,8 @@ export interface SubagentHostDeps {
   workspace: Workspace;
   settings: Settings;
   home?: string;
+  /** Whose agent files count fully: an untrusted workspace's may not pick another provider. */
+  trust?: WorkspaceTrust;
   inbox: AgentInbox;
   lifecycle: SessionLifecycle;
   /** Opens the tools in a worktree; without it, worktree agents are unavailable. */
@@ -72,13 +76,22 @@ export interface SubagentHost {
   attach(pipeline: ToolPipeline): void;
   bind(binding: SubagentBinding): void;
   modelFor(spec: string | undefined): ModelClient | string;
+  /** The model an agent type asks for, if it may (an untrusted file may not switch provider). */
+  definitionModel(definition: SubagentDefinition | undefined): string | undefined;
   transcriptDir(): string;
   /** Kills every agent and removes every worktree; the session's dispose calls it. */
   shutdown(why: string): Promise<void>;
 }
 
 export function createSubagentHost(deps: SubagentHostDeps): SubagentHost {
-  const catalog = createSubagentCatalog(deps.workspace.root, deps.home ?? homedir());
+  const home = deps.home ?? homedir();
+  const trust = deps.trust;
+  const catalog = createSubagentCatalog(
+    deps.workspace.root,
+    home,
+    (file) => originOf(file, home) === "home" || (trust?.file(file).trusted ?? true),
+  );
+  const warned = new Set<string>();
   const agents = createRunningAgents();
   const configured = deps.settings.subagents ?? {};
   let scratchDir: string | undefined;
@@ -108,6 +121,19 @@ export function createSubagentHost(deps: SubagentHostDeps): SubagentHost {
       // the front end that bound the model also knows how to make others (keeps the AI SDK off this path)
       if (binding.modelFor) return binding.modelFor(spec);
       return `this front end cannot switch subagents to another model ("${spec}"); remove \`model:\` from the agent type`;
+    },
+    definitionModel(definition) {
+      if (!definition?.model || !definition.untrusted) return definition?.model;
+      const parent = host.binding?.model.id;
+      if (parent !== undefined && providerOf(parent) === providerOf(definition.model))
+        return definition.model;
+      if (!warned.has(definition.name)) {
+        warned.add(definition.name);
+        process.stderr.write(
+          `gantry: agent type "${definition.name}" (${definition.source}) asks for ${definition.model}, a provider you did not configure; it runs on ${parent ?? "the parent's model"} (this folder is not trusted)\n`,
+        );
+      }
+      return undefined;
     },
     transcriptDir() {
       if (host.binding?.transcriptDir) return host.binding.transcriptDir;
@@ -149,4 +175,11 @@ function restoreSavedAgents(host: SubagentHost, dir: string): void {
         : {}),
     });
   }
+}
+
+function providerOf(spec: string): string {
+  return spec
+    .slice(0, Math.max(0, spec.indexOf(":")))
+    .trim()
+    .toLowerCase();
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** The `subagents` section of `.agents/settings.json`. */
-export const SubagentSettingsSchema = z.object({
+export const SubagentSettingsSchema = z.strictObject({
   maxDepth: z
     .number()
     .int()

@@ -92,7 +92,7 @@ export async function startAgent(
       `unknown subagent_type "${request.type}"; known types: ${[FORK_TYPE, ...known].join(", ")}`,
     );
   }
-  const model = host.modelFor(request.model ?? definition?.model);
+  const model = host.modelFor(request.model ?? host.definitionModel(definition));
   if (typeof model === "string") return fail("unavailable", model);
 
   const id = revive?.id ?? host.agents.nextId();

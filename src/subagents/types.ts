@@ -23,6 +23,11 @@ export interface SubagentDefinition {
   model?: string;
   /** Where it came from: `builtin`, `session` (define_subagent) or the file path. */
   source: string;
+  /**
+   * A file of an untrusted workspace (SPEC §5a): its `model` counts only if it names the provider the
+   * user configured for the session; else the agent runs on the parent's model.
+   */
+  untrusted?: boolean;
 }
 
 export interface DefinitionProblem {
@@ -169,9 +174,18 @@ export interface SubagentCatalog {
   readonly problems: DefinitionProblem[];
 }
 
-export function createSubagentCatalog(workspaceRoot: string, home = homedir()): SubagentCatalog {
+export function createSubagentCatalog(
+  workspaceRoot: string,
+  home = homedir(),
+  isTrusted: (file: string) => boolean = () => true,
+): SubagentCatalog {
   const loaded = loadSubagentDefinitions(workspaceRoot, home);
-  const byName = new Map(loaded.definitions.map((d) => [d.name, d]));
+  const byName = new Map(
+    loaded.definitions.map((d) => [
+      d.name,
+      d.source === "builtin" || isTrusted(d.source) ? d : { ...d, untrusted: true },
+    ]),
+  );
   return {
     list: () => [...byName.values()],
     get: (name) => byName.get(name),

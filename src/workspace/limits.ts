@@ -25,7 +25,7 @@ export const LimitsSchema = z.object({
  * The "limits" section of a settings file: every field optional and without a default, so a file that
  * sets one limit does not reset those an earlier file set (zod 4's `.partial()` would keep the defaults).
  */
-export const LimitsSettingsSchema = z.object(LIMIT_FIELDS).partial();
+export const LimitsSettingsSchema = z.strictObject(LIMIT_FIELDS).partial();
 
 export type Limits = z.infer<typeof LimitsSchema>;
 

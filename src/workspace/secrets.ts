@@ -27,7 +27,7 @@ export const DEFAULT_SECRET_PATTERNS = [
 
 export const DEFAULT_SECRET_EXCEPTIONS = [".env.example", ".env.sample", ".env.template"] as const;
 
-export const SecretsSchema = z.object({
+export const SecretsSchema = z.strictObject({
   patterns: z
     .array(z.string())
     .optional()
@@ -53,9 +53,24 @@ export interface SecretGuard {
   isSecretEntry(relPath: string, name: string): boolean;
 }
 
-export function createSecretGuard(config: SecretsConfig = {}): SecretGuard {
-  const patterns = [...DEFAULT_SECRET_PATTERNS, ...(config.patterns ?? [])];
-  const exceptions = [...DEFAULT_SECRET_EXCEPTIONS, ...(config.allow ?? [])];
+/**
+ * The guard of the built-in patterns and the user's (`config`), and of a workspace's own patterns when
+ * given: a workspace's exceptions exempt only its own patterns, never a built-in or a user's one (SPEC §5a).
+ */
+export function createSecretGuard(config: SecretsConfig = {}, workspace?: SecretsConfig): SecretGuard {
+  const base = createPatternGuard(
+    [...DEFAULT_SECRET_PATTERNS, ...(config.patterns ?? [])],
+    [...DEFAULT_SECRET_EXCEPTIONS, ...(config.allow ?? [])],
+  );
+  if (!workspace?.patterns?.length) return base;
+  const own = createPatternGuard(workspace.patterns, workspace.allow ?? []);
+  return {
+    isSecret: (relPath) => base.isSecret(relPath) || own.isSecret(relPath),
+    isSecretEntry: (relPath, name) => base.isSecretEntry(relPath, name) || own.isSecretEntry(relPath, name),
+  };
+}
+
+function createPatternGuard(patterns: readonly string[], exceptions: readonly string[]): SecretGuard {
   const matchesSegment = compileAnyGlob(patterns.filter((p) => !p.includes("/")));
   const pathPatterns = patterns.filter((p) => p.includes("/"));
   const matchesPath = compileAnyGlob(pathPatterns);

@@ -11,6 +11,11 @@ export interface Workspace {
   readonly limits: Limits;
   readonly secrets: SecretGuard;
   /**
+   * More paths no write of the agent may change (besides workspace/protected.ts's patterns): the scripts
+   * hooks run and the user's own config folders, absolute.
+   */
+  readonly protectedPaths: readonly string[];
+  /**
    * Resolves a path the model gave: inside the workspace after `..` and symlinks, and not a secret
    * (judged on both the path as named and the path it resolves to).
    */
@@ -20,7 +25,11 @@ export interface Workspace {
 
 export interface WorkspaceOptions {
   limits?: Partial<Limits>;
+  /** The user's secret settings (built-in patterns always hold). */
   secrets?: SecretsConfig;
+  /** The workspace's own patterns and exceptions to them (its exceptions exempt nothing else). */
+  workspaceSecrets?: SecretsConfig;
+  protectedPaths?: readonly string[];
 }
 
 export function openWorkspace(root: string, options: WorkspaceOptions = {}): Workspace {
@@ -33,12 +42,13 @@ export function openWorkspace(root: string, options: WorkspaceOptions = {}): Wor
   if (!statSync(realRoot).isDirectory()) throw new Error(`workspace "${root}" is not a folder`);
   // parsing fills every limit left out (or explicitly undefined) with its default
   const limits = LimitsSchema.parse({ ...options.limits });
-  const secrets = createSecretGuard(options.secrets);
+  const secrets = createSecretGuard(options.secrets, options.workspaceSecrets);
 
   return {
     root: realRoot,
     limits,
     secrets,
+    protectedPaths: options.protectedPaths ?? [],
     async resolve(input) {
       const result = await resolveInsideWorkspace(realRoot, input);
       if (!result.ok) return result;

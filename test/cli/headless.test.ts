@@ -359,7 +359,7 @@ describe("gantry -p", () => {
       { toolCalls: [{ name: "view_file", args: { AbsolutePath: path.join(ws.root, "notes.txt") } }] },
       { text: "read it" },
     ]);
-    const run = await runAgent("openai", "Read notes.txt");
+    const run = await runAgent("openai", "Read notes.txt", [], { GANTRY_TRUST_WORKSPACE: "1" });
     expect(run.code, run.stderr).toBe(0);
     const sessionId = JSON.parse(run.stdout).session_id as string;
     const input = JSON.parse(readFileSync(path.join(ws.root, "hook-input.json"), "utf8"));
@@ -404,14 +404,14 @@ describe("gantry -p", () => {
     server.assertDone();
   });
 
-  it("takes the model and base URL from .agents/settings.json", E2E, async () => {
+  it("takes the model and base URL from a trusted workspace's .agents/settings.json", E2E, async () => {
     ws = await createTempWorkspace();
     server = await startModelServer([{ text: "from settings" }]);
     await ws.write(
       ".agents/settings.json",
       JSON.stringify({ model: "openai-compatible:local", baseUrl: server.baseUrl("openai") }),
     );
-    const run = await runGantry(["-p", "hi", "--workspace", ws.root], {
+    const run = await runGantry(["-p", "hi", "--workspace", ws.root, "--trust"], {
       env: { HOME: ws.home },
       timeoutMs: 60_000,
     });
@@ -489,7 +489,7 @@ describe("gantry -p", () => {
           text: "Done reading.",
         },
       ]);
-      const run = await runAgent("openai", "keep reading a.txt");
+      const run = await runAgent("openai", "keep reading a.txt", ["--trust"]);
       expect(run.code, run.stderr).toBe(0);
       server.assertDone();
       const lines = sessionLines(ws.home);

@@ -175,7 +175,7 @@ describe("gantry interactive", () => {
         text: "Third read was refused.",
       },
     ]);
-    const child = spawnInteractive(server, ws);
+    const child = spawnInteractive(server, ws, ["--trust"]);
     child.stdin.write("Read a.txt\n");
     await waitFor(() => child.output().includes("First read done."));
     // the agent (or anyone) changing the hook file mid-session changes nothing by itself

@@ -132,7 +132,7 @@ describe("gantry tool with hooks", () => {
       }),
     });
     const run = await runGantry(
-      ["tool", "view_file", JSON.stringify({ AbsolutePath: "a.txt" }), "--workspace", ws.root],
+      ["tool", "view_file", JSON.stringify({ AbsolutePath: "a.txt" }), "--workspace", ws.root, "--trust"],
       {
         env: { HOME: ws.home },
       },

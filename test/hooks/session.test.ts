@@ -39,7 +39,7 @@ describe("hooks in a Gantry session", () => {
       "private/employees.json": '{"ssn": "000-00-0000"}',
       "public/summary.json": '{"team_size": 42}',
     });
-    session = createGantrySession({ workspace: ws.root, home: ws.home });
+    session = createGantrySession({ workspace: ws.root, home: ws.home, trust: true });
     const denied = await session.pipeline.run({
       name: "view_file",
       args: { AbsolutePath: `${ws.root}/private/employees.json` },
@@ -58,7 +58,7 @@ describe("hooks in a Gantry session", () => {
 
   it("are a snapshot: editing hooks.json mid-session changes nothing until a new session", async () => {
     ws = await createTempWorkspace({ ".agents/hooks.json": hooksJson({}), "a.txt": "hello\n" });
-    session = createGantrySession({ workspace: ws.root, home: ws.home });
+    session = createGantrySession({ workspace: ws.root, home: ws.home, trust: true });
     await writeFile(
       `${ws.root}/.agents/hooks.json`,
       hooksJson({
@@ -73,7 +73,7 @@ describe("hooks in a Gantry session", () => {
       false,
     );
     await session.dispose();
-    session = createGantrySession({ workspace: ws.root, home: ws.home });
+    session = createGantrySession({ workspace: ws.root, home: ws.home, trust: true });
     expect((await session.pipeline.run({ name: "view_file", args: { AbsolutePath: "a.txt" } })).text).toBe(
       "Denied by hook lock.",
     );
@@ -81,7 +81,7 @@ describe("hooks in a Gantry session", () => {
 
   it("change on reloadHooks; a broken file there leaves the snapshot as it was", async () => {
     ws = await createTempWorkspace({ ".agents/hooks.json": hooksJson({}), "a.txt": "hello\n" });
-    session = createGantrySession({ workspace: ws.root, home: ws.home });
+    session = createGantrySession({ workspace: ws.root, home: ws.home, trust: true });
     const read = () => session!.pipeline.run({ name: "view_file", args: { AbsolutePath: "a.txt" } });
     const lock = hooksJson({
       lock: {
@@ -112,7 +112,7 @@ describe("hooks in a Gantry session", () => {
         },
       }),
     });
-    session = createGantrySession({ workspace: ws.root, home: ws.home });
+    session = createGantrySession({ workspace: ws.root, home: ws.home, trust: true });
     session.registry.register(
       defineTool({
         spec: {
@@ -160,7 +160,7 @@ describe("hooks in a Gantry session", () => {
         g: { pre_tool_execution: [{ matcher: "", hooks: [{ type: "command", command: "" }] }] },
       }),
     });
-    expect(() => createGantrySession({ workspace: ws.root, home: ws.home })).toThrow(
+    expect(() => createGantrySession({ workspace: ws.root, home: ws.home, trust: true })).toThrow(
       `invalid hooks configuration:\n  ${ws.root}/.agents/hooks.json: g.pre_tool_execution[0].hooks[0].command: must be a non-empty string`,
     );
   });

@@ -104,7 +104,7 @@ describe("the headless asker", () => {
     const harness = policyHarness({ root: ws.root, home: ws.home, mode: "default" });
     const result = await harness.pipeline.run({ name: "run_command", args: { CommandLine: "git status" } });
     expect(result.text).toBe(
-      'Denied by approval mode default: no allow rule matches "git status" (run_command). Nobody can answer a permission question here (not an interactive terminal): run with --approval-mode yolo or add "Bash(git status)" to permissions.allow in .agents/settings.json.',
+      'Denied by approval mode default: no allow rule matches "git status" (run_command). Nobody can answer a permission question here (not an interactive terminal): run with --approval-mode yolo or add "Bash(git status)" to permissions.allow in ~/.agents/settings.json.',
     );
     const edit = await harness.pipeline.run({
       name: "write_to_file",

@@ -31,7 +31,7 @@ describe("gantry tool in a non-interactive shell", () => {
       "Nobody can answer a permission question here (not an interactive terminal)",
     );
     expect(result.text).toContain(
-      'run with --approval-mode auto-edit or add "Edit(/note.md)" to permissions.allow in .agents/settings.json',
+      'run with --approval-mode auto-edit or add "Edit(/note.md)" to permissions.allow in ~/.agents/settings.json',
     );
   });
 
@@ -50,11 +50,18 @@ describe("gantry tool in a non-interactive shell", () => {
     expect(edited.result.error).toBe(false);
     expect(await readFile(path.join(ws.root, "note.md"), "utf8")).toBe("hello\n");
     await ws.write(".agents/settings.json", JSON.stringify({ permissions: { allow: ["Edit(/other.md)"] } }));
-    const allowed = await runGantryTool(
-      "write_to_file",
-      { ...createNote(ws.root), TargetFile: "other.md" },
-      { workspace: ws.root, env },
+    const other = { ...createNote(ws.root), TargetFile: "other.md" };
+    // the workspace's own allow rule needs trust: ignored, and said so on stderr
+    const untrusted = await runGantryTool("write_to_file", other, { workspace: ws.root, env });
+    expect(untrusted.result.errorCode).toBe("denied");
+    expect(untrusted.run.stderr).toContain(
+      "gantry: .agents/settings.json: ignored permissions.allow (this folder is not trusted;",
     );
+    const allowed = await runGantryTool("write_to_file", other, {
+      workspace: ws.root,
+      env,
+      extra: ["--trust"],
+    });
     expect(allowed.result.error).toBe(false);
   });
 
@@ -67,7 +74,7 @@ describe("gantry tool in a non-interactive shell", () => {
     );
     expect(result).toMatchObject({ error: true, errorCode: "denied" });
     expect(result.text).toContain(
-      'run with --approval-mode yolo or add "Bash(git status)", "Bash(touch pwned)" to permissions.allow in .agents/settings.json',
+      'run with --approval-mode yolo or add "Bash(git status)", "Bash(touch pwned)" to permissions.allow in ~/.agents/settings.json',
     );
     await expect(readFile(path.join(ws.root, "pwned"))).rejects.toThrow();
   });

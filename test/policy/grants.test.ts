@@ -1,7 +1,8 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createCallbackAsker } from "../../src/policy/asker.js";
+import { resolveWorkspaceTrust } from "../../src/trust/workspace-trust.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
 import { policyHarness, scriptedAsker } from "./support.js";
 
@@ -77,7 +78,7 @@ describe("grants", () => {
     });
     const denied = await harness.pipeline.run(gitStatus);
     expect(denied.text).toBe(
-      'Denied by hook test-hook: No earlier grant or allow rule covers "git status". Add "Bash(git status)" to permissions.allow in .agents/settings.json, or ask the user with ask_permission first.',
+      'Denied by hook test-hook: No earlier grant or allow rule covers "git status". Add "Bash(git status)" to permissions.allow in ~/.agents/settings.json, or ask the user with ask_permission first.',
     );
     harness.permissions.grants.add("Bash(git status)", "ask_permission: check the tree");
     expect((await harness.pipeline.run(gitStatus)).error).toBe(false);
@@ -103,29 +104,57 @@ describe("grants", () => {
     expect(requests[0]?.decision.source).toBe("rule ask Bash(git push:*) (settings given to Gantry)");
   });
 
-  it('"yes, always" saves the rule to .agents/settings.local.json, which the next session loads', async () => {
-    await writeFile(path.join(ws.root, "keep.json"), "{}");
-    const local = path.join(ws.root, ".agents", "settings.local.json");
+  it('"yes, always" saves the rule in the user\'s home for this folder; the next session loads it, trusted or not', async () => {
+    const answers = path.join(ws.home, ".agents", "folder-permissions.json");
     const { asker } = scriptedAsker("always");
-    const first = policyHarness({ root: ws.root, home: ws.home, mode: "default", asker });
+    const untrusted = resolveWorkspaceTrust(ws.root, { kind: "untrusted", how: "test" });
+    const first = policyHarness({ root: ws.root, home: ws.home, mode: "default", asker, trust: untrusted });
     const edit = { name: "write_to_file", args: { TargetFile: "src/a.ts", CodeContent: "x" } };
     const result = await first.pipeline.run(edit);
     expect(result.error).toBe(false);
-    expect(JSON.parse(await readFile(local, "utf8"))).toEqual({
-      permissions: { allow: ["Edit(/src/a.ts)"] },
+    expect(JSON.parse(await readFile(answers, "utf8"))).toEqual({
+      version: 1,
+      folders: { [ws.root]: { permissions: { allow: ["Edit(/src/a.ts)"] } } },
     });
+    // nothing was written into the workspace
+    await expect(readFile(path.join(ws.root, ".agents", "settings.local.json"), "utf8")).rejects.toThrow();
 
     const later = scriptedAsker("deny");
-    const second = policyHarness({ root: ws.root, home: ws.home, mode: "default", asker: later.asker });
+    const second = policyHarness({
+      root: ws.root,
+      home: ws.home,
+      mode: "default",
+      asker: later.asker,
+      trust: untrusted,
+    });
     expect((await second.pipeline.run(edit)).error).toBe(false);
     expect(later.requests).toEqual([]);
     expect(second.permissions.rules().allow.map((r) => [r.text, r.origin])).toEqual([
-      ["Edit(/src/a.ts)", ".agents/settings.local.json"],
+      ["Edit(/src/a.ts)", "~/.agents/folder-permissions.json (your answers for this folder)"],
     ]);
     // another file still asks
     expect(
       (await second.pipeline.run({ ...edit, args: { TargetFile: "src/b.ts", CodeContent: "y" } })).error,
     ).toBe(true);
+  });
+
+  it("an answer saved for one folder does not count in another", async () => {
+    const other = await createTempWorkspace({ "src/a.ts": "export {};\n" });
+    try {
+      const { asker } = scriptedAsker("always");
+      await policyHarness({ root: ws.root, home: ws.home, mode: "default", asker }).pipeline.run(gitStatus);
+      const later = scriptedAsker("deny");
+      const elsewhere = policyHarness({
+        root: other.root,
+        home: ws.home,
+        mode: "default",
+        asker: later.asker,
+      });
+      expect((await elsewhere.pipeline.run(gitStatus)).error).toBe(true);
+      expect(later.requests).toHaveLength(1);
+    } finally {
+      await other.cleanup();
+    }
   });
 
   it("parallel 'always' answers are all saved", async () => {
@@ -136,8 +165,8 @@ describe("grants", () => {
         harness.pipeline.run({ name: "run_command", args: { CommandLine: line } }),
       ),
     );
-    const saved = JSON.parse(await readFile(path.join(ws.root, ".agents/settings.local.json"), "utf8"));
-    expect([...saved.permissions.allow].sort()).toEqual([
+    const saved = JSON.parse(await readFile(path.join(ws.home, ".agents/folder-permissions.json"), "utf8"));
+    expect([...saved.folders[ws.root].permissions.allow].sort()).toEqual([
       "Bash(make a)",
       "Bash(make b)",
       "Bash(make c)",
@@ -145,21 +174,19 @@ describe("grants", () => {
     ]);
   });
 
-  it("saving keeps what else the local settings file holds", async () => {
-    const local = path.join(ws.root, ".agents", "settings.local.json");
-    await ws.write(
-      ".agents/settings.local.json",
-      JSON.stringify({
-        limits: { maxOutputChars: 999 },
-        permissions: { deny: ["Bash(rm:*)"], allow: ["WebSearch"] },
-      }),
+  it("saving keeps the answers of other folders", async () => {
+    const answers = path.join(ws.home, ".agents", "folder-permissions.json");
+    await mkdir(path.dirname(answers), { recursive: true });
+    await writeFile(
+      answers,
+      JSON.stringify({ version: 1, folders: { "/elsewhere": { permissions: { allow: ["WebSearch"] } } } }),
     );
     const { asker } = scriptedAsker("always");
     const harness = policyHarness({ root: ws.root, home: ws.home, mode: "default", asker });
     await harness.pipeline.run(gitStatus);
-    expect(JSON.parse(await readFile(local, "utf8"))).toEqual({
-      limits: { maxOutputChars: 999 },
-      permissions: { deny: ["Bash(rm:*)"], allow: ["WebSearch", "Bash(git status)"] },
+    expect(JSON.parse(await readFile(answers, "utf8")).folders).toEqual({
+      "/elsewhere": { permissions: { allow: ["WebSearch"] } },
+      [ws.root]: { permissions: { allow: ["Bash(git status)"] } },
     });
   });
 
@@ -168,7 +195,7 @@ describe("grants", () => {
     const harness = policyHarness({ root: ws.root, home: ws.home, mode: "default", asker });
     const result = await harness.pipeline.run(gitStatus, { agentId: "worker-1" });
     expect(result.text).toBe(
-      'Denied by approval mode default: no allow rule matches "git status" (run_command). A subagent cannot ask the user: report to your parent agent that this needs approval: run with --approval-mode yolo or add "Bash(git status)" to permissions.allow in .agents/settings.json.',
+      'Denied by approval mode default: no allow rule matches "git status" (run_command). A subagent cannot ask the user: report to your parent agent that this needs approval: run with --approval-mode yolo or add "Bash(git status)" to permissions.allow in ~/.agents/settings.json.',
     );
     expect(requests).toEqual([]);
     // a grant the user gave the main agent covers the subagent too

@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createGantrySession, type GantrySession } from "../../src/gantry.js";
 import { loadPermissionSettings } from "../../src/policy/load.js";
+import { resolveWorkspaceTrust } from "../../src/trust/workspace-trust.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
 
 let ws: TempWorkspace;
@@ -49,7 +50,8 @@ describe("loading permission settings", () => {
     await writeHome(ws, { permissions: { allow: ["WebSearch"], deny: ["Read(~/.ssh/**)"] } });
     await writeHome(ws, { permissions: { allow: ["Bash(git log:*)"] } }, ".claude");
     // ~/.claude/settings.json is Claude Code's own user file: not read
-    const loaded = loadPermissionSettings({ workspaceRoot: ws.root, home: ws.home });
+    const trust = resolveWorkspaceTrust(ws.root, { kind: "given", how: "the test trusts it" });
+    const loaded = loadPermissionSettings({ workspaceRoot: ws.root, home: ws.home, trust });
     expect(loaded.entries.map((e) => `${e.kind} ${e.text} [${e.origin}]`)).toEqual([
       "deny Read(~/.ssh/**) [~/.agents/settings.json]",
       "allow WebSearch [~/.agents/settings.json]",
@@ -65,13 +67,18 @@ describe("loading permission settings", () => {
       ".agents/settings.json": JSON.stringify({ approvalMode: "plan" }),
       ".claude/settings.json": JSON.stringify({ permissions: { defaultMode: "acceptEdits" } }),
     });
-    session = createGantrySession({ workspace: ws.root, home: ws.home });
+    session = createGantrySession({ workspace: ws.root, home: ws.home, trust: true });
     expect([session.permissions.mode, session.permissions.modeSource]).toEqual([
       "plan",
       "approvalMode in .agents/settings.json",
     ]);
     await session.dispose();
-    session = createGantrySession({ workspace: ws.root, home: ws.home, approvalMode: "default" });
+    session = createGantrySession({
+      workspace: ws.root,
+      home: ws.home,
+      trust: true,
+      approvalMode: "default",
+    });
     expect(session.permissions.mode).toBe("default");
   });
 
@@ -79,14 +86,19 @@ describe("loading permission settings", () => {
     ws = await createTempWorkspace({
       ".claude/settings.json": JSON.stringify({ permissions: { defaultMode: "bypassPermissions" } }),
     });
-    session = createGantrySession({ workspace: ws.root, home: ws.home, defaultApprovalMode: "default" });
+    session = createGantrySession({
+      workspace: ws.root,
+      home: ws.home,
+      trust: true,
+      defaultApprovalMode: "default",
+    });
     expect(session.permissions.mode).toBe("default");
     expect(session.permissions.warnings[0]).toContain(
       "permissions.defaultMode in .claude/settings.json asks for yolo; ignored",
     );
     await session.dispose();
     await writeHome(ws, { approvalMode: "yolo" });
-    session = createGantrySession({ workspace: ws.root, home: ws.home });
+    session = createGantrySession({ workspace: ws.root, home: ws.home, trust: true });
     expect(session.permissions.mode).toBe("yolo");
   });
 
@@ -94,14 +106,14 @@ describe("loading permission settings", () => {
     ws = await createTempWorkspace({
       ".claude/settings.json": JSON.stringify({ permissions: { allow: "Bash" } }),
     });
-    expect(() => createGantrySession({ workspace: ws.root, home: ws.home })).toThrow(
+    expect(() => createGantrySession({ workspace: ws.root, home: ws.home, trust: true })).toThrow(
       /invalid permissions in .*\.claude\/settings\.json: permissions\.allow: Invalid input/,
     );
   });
 
   it("a library session without rules or a mode has no policy: every call runs, as before", async () => {
     ws = await createTempWorkspace({});
-    session = createGantrySession({ workspace: ws.root, home: ws.home });
+    session = createGantrySession({ workspace: ws.root, home: ws.home, trust: true });
     expect(session.permissions.mode).toBeUndefined();
     const result = await session.pipeline.run({
       name: "write_to_file",
@@ -119,7 +131,7 @@ describe("a .claude/settings.json from a Claude Code project works unchanged", (
       "secrets/token.txt": "t0ken\n",
       "README.md": "# app\n",
     });
-    session = createGantrySession({ workspace: ws.root, home: ws.home });
+    session = createGantrySession({ workspace: ws.root, home: ws.home, trust: true });
     expect(session.permissions.mode).toBe("auto-edit");
     const run = (name: string, args: Record<string, unknown>) => session!.pipeline.run({ name, args });
 

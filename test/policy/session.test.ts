@@ -44,6 +44,7 @@ describe("permissions with real hooks.json command hooks", () => {
     session = createGantrySession({
       workspace: ws.root,
       home: ws.home,
+      trust: true,
       approvalMode: "auto-edit",
       asker,
       requireReadBeforeEdit: false,
@@ -62,6 +63,7 @@ describe("permissions with real hooks.json command hooks", () => {
     session = createGantrySession({
       workspace: ws.root,
       home: ws.home,
+      trust: true,
       approvalMode: "yolo",
       asker,
       requireReadBeforeEdit: false,
@@ -74,6 +76,7 @@ describe("permissions with real hooks.json command hooks", () => {
     session = createGantrySession({
       workspace: ws.root,
       home: ws.home,
+      trust: true,
       approvalMode: "yolo",
       requireReadBeforeEdit: false,
     });
@@ -90,7 +93,7 @@ describe("permissions with real hooks.json command hooks", () => {
       "docs/a.md": "# a\n",
       "notes.md": "n\n",
     });
-    session = createGantrySession({ workspace: ws.root, home: ws.home });
+    session = createGantrySession({ workspace: ws.root, home: ws.home, trust: true });
     expect(
       (await session.pipeline.run({ name: "view_file", args: { AbsolutePath: "docs/a.md" } })).error,
     ).toBe(false);

@@ -14,6 +14,7 @@ import { type AnyTool, defineTool, okResult, type SafetyLevel } from "../../src/
 import type { HookStep, Verdict } from "../../src/tools/gates.js";
 import { createToolPipeline, type ToolPipeline } from "../../src/tools/pipeline.js";
 import { createToolRegistry } from "../../src/tools/registry.js";
+import { resolveWorkspaceTrust, type WorkspaceTrust } from "../../src/trust/workspace-trust.js";
 import { openWorkspace } from "../../src/workspace/workspace.js";
 
 /**
@@ -94,6 +95,8 @@ export function policyHarness(options: {
   /** A hook step of the test's own (one that rewrites arguments); wins over `hook`. */
   hookStep?: HookStep;
   asker?: Asker;
+  /** Whose workspace files count; rule tests trust the workspace (trust itself: test/trust/). */
+  trust?: WorkspaceTrust;
 }): PolicyHarness {
   const ran: string[] = [];
   const registry = createToolRegistry(standInTools(ran));
@@ -101,6 +104,7 @@ export function policyHarness(options: {
     workspace: openWorkspace(options.root),
     home: options.home,
     settings: options.settings,
+    trust: options.trust ?? resolveWorkspaceTrust(options.root, { kind: "given", how: "the test trusts it" }),
     approvalMode: options.mode,
     asker: options.asker,
     resolveTool: (name) => registry.lookup(name)?.spec.name,

@@ -295,9 +295,12 @@ describe("workspace guard: secret files are judged on workspace-relative paths",
     });
     await ws.write(
       ".agents/settings.json",
-      JSON.stringify({
-        secrets: { patterns: ["*.secret", "config/tokens/**"], allow: ["test/fixtures/*.pem"] },
-      }),
+      JSON.stringify({ secrets: { patterns: ["*.secret", "config/tokens/**"] } }),
+    );
+    await mkdir(path.join(ws.home, ".agents"), { recursive: true });
+    await writeFile(
+      path.join(ws.home, ".agents/settings.json"),
+      JSON.stringify({ secrets: { allow: ["test/fixtures/*.pem"] } }),
     );
     await session.dispose();
     session = createGantrySession({ workspace: ws.root, home: ws.home });
@@ -305,6 +308,23 @@ describe("workspace guard: secret files are judged on workspace-relative paths",
     await expectRefused(await view("config/tokens/github.txt"), "secret_path");
     await expectRefused(await view("server.pem"), "secret_path");
     expect((await view("test/fixtures/cert.pem")).text).toContain("FIXTURE");
+  });
+
+  it("a workspace's secrets.allow exempts only its own patterns, never a built-in one, trusted or not", async () => {
+    await workspaceWith({ "deploy/prod.secret": "X", "deploy/keep.secret": "OK", "server.pem": "KEY" });
+    await ws.write(
+      ".agents/settings.json",
+      JSON.stringify({ secrets: { patterns: ["*.secret"], allow: ["keep.secret", "*.pem"] } }),
+    );
+    for (const trust of [false, true]) {
+      await session.dispose();
+      session = createGantrySession({ workspace: ws.root, home: ws.home, trust });
+      await expectRefused(await view("server.pem"), "secret_path");
+      await expectRefused(await view("deploy/prod.secret"), "secret_path");
+      const kept = await view("deploy/keep.secret");
+      if (trust) expect(kept.text).toContain("OK");
+      else await expectRefused(kept, "secret_path");
+    }
   });
 });
 

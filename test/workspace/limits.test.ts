@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { loadSettings } from "../../src/config/settings.js";
+import { loadSettings } from "../../src/config/load.js";
 import { createGantrySession } from "../../src/gantry.js";
 import { DEFAULT_LIMITS } from "../../src/workspace/limits.js";
 import { openWorkspace } from "../../src/workspace/workspace.js";

@@ -1,6 +1,7 @@
 import { createGantrySession } from "../../gantry.js";
 import { cliPermissionOptions } from "../../policy/cli.js";
 import { type GlobalOptions, UsageError } from "../options.js";
+import { cliTrustOption, reportConfigNotices } from "../trust-option.js";
 
 /** `gantry tool <name> '<json args>'`: one call through the full pipeline; the result JSON on stdout. */
 export async function run(args: string[], options: GlobalOptions): Promise<number> {
@@ -28,8 +29,10 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
     defaultApprovalMode: approvals.defaultApprovalMode,
     asker: approvals.asker,
     requireReadBeforeEdit: false,
+    trust: cliTrustOption(options.trust),
     ...(options.sandbox ? { sandbox: true } : {}),
   });
+  reportConfigNotices(session);
   const controller = new AbortController();
   const abort = () => controller.abort();
   process.once("SIGINT", abort);

@@ -49,9 +49,11 @@ export async function runSlashCommand(
 
 function reloadHooks(agent: AgentSession): string {
   try {
-    const groups = agent.session.reloadHooks().groups.filter((group) => group.enabled);
+    const reloaded = agent.session.reloadHooks();
+    const groups = reloaded.groups.filter((group) => group.enabled);
     const names = groups.map((group) => group.name).join(", ");
-    return `hooks reloaded: ${groups.length} enabled ${groups.length === 1 ? "group" : "groups"}${names ? ` (${names})` : ""}`;
+    const ignored = reloaded.ignored.map((line) => `\n  ${line}`).join("");
+    return `hooks reloaded: ${groups.length} enabled ${groups.length === 1 ? "group" : "groups"}${names ? ` (${names})` : ""}${ignored}`;
   } catch (cause) {
     return `hooks not reloaded, the earlier ones still apply: ${(cause as Error).message}`;
   }

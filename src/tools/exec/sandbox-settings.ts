@@ -2,7 +2,7 @@ import { z } from "zod";
 
 const SANDBOX_FORMS = "expected true, false or an object such as {enabled, allowedDomains, ...}";
 
-const SandboxOptionsSchema = z.object(
+const SandboxOptionsSchema = z.strictObject(
   {
     enabled: z.boolean().optional().describe("run every command in the sandbox (also: the --sandbox flag)"),
     allowedDomains: z

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { isProtectedAgentConfig, PROTECTED_AGENT_CONFIG } from "../../workspace/protected.js";
+import { PROTECTED_CONFIG_FOLDERS, PROTECTED_CONFIG_ROOT_FILES } from "../../workspace/protected.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import type { SandboxSettings } from "./sandbox-settings.js";
 
@@ -103,7 +103,7 @@ export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
         {
           filesystem: {
             allowWrite: [workspace.root, ...(settings.allowWrite ?? [])],
-            denyWrite: options.allowAgentConfigEdits ? [] : protectedConfigPaths(workspace.root),
+            denyWrite: options.allowAgentConfigEdits ? [] : protectedConfigPaths(workspace),
             denyRead: [...secrets.paths, ...(settings.denyRead ?? [])],
           },
           network: { allowedDomains: [], deniedDomains: settings.deniedDomains ?? [] },
@@ -125,28 +125,22 @@ export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
 }
 
 /**
- * The hooks and settings files that govern the agent (seed tamper warning): every existing file the
- * protected patterns name is read-only (`.claude/settings.team.json` too); when a file the harnesses
- * read does not exist yet, its folder is read-only so it cannot be created.
+ * What a sandboxed command may not write (SPEC §4, §5a): the workspace's config folders whole (hooks,
+ * settings, agent definitions, fork profiles; also where none exists yet: the runtime then blocks
+ * creating them), `.mcp.json`, the scripts hooks run and the user's own config folders.
  */
-export function protectedConfigPaths(root: string): string[] {
-  const paths = new Set<string>();
-  for (const rel of PROTECTED_AGENT_CONFIG) {
-    const file = path.join(root, rel);
-    if (existsSync(file)) paths.add(file);
-    else if (existsSync(path.dirname(file))) paths.add(path.dirname(file));
-  }
-  for (const folder of new Set(PROTECTED_AGENT_CONFIG.map((rel) => path.posix.dirname(rel)))) {
-    let names: string[];
-    try {
-      names = readdirSync(path.join(root, folder));
-    } catch {
-      continue; // no such folder: covered above
-    }
-    for (const name of names)
-      if (isProtectedAgentConfig(`${folder}/${name}`)) paths.add(path.join(root, folder, name));
-  }
-  return [...paths];
+export function protectedConfigPaths(workspace: Workspace): string[] {
+  const paths = [
+    ...PROTECTED_CONFIG_FOLDERS.map((folder) => path.join(workspace.root, folder)),
+    ...PROTECTED_CONFIG_ROOT_FILES.map((file) => path.join(workspace.root, file)),
+    ...workspace.protectedPaths.filter((entry) => existsSync(entry) || isInside(workspace.root, entry)),
+  ];
+  return [...new Set(paths)];
+}
+
+function isInside(root: string, abs: string): boolean {
+  const rel = path.relative(root, abs);
+  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
 }
 
 const SKIPPED_FOLDERS = new Set(["node_modules", ".git"]);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** The `exec` section of .agents/settings.json: how commands are timed and ended. */
-export const ExecSettingsSchema = z.object({
+export const ExecSettingsSchema = z.strictObject({
   timeoutMs: z
     .number()
     .int()

@@ -65,7 +65,10 @@ async function resolveEntry(
   const entry = await lstat(abs).catch(() => undefined);
   if (entry?.isSymbolicLink()) {
     // only the link goes; it still may not be the name a protected config file is read by
-    if (!deps.allowAgentConfigEdits && (await protectedTargetOf(root, input, abs)) !== undefined) {
+    if (
+      !deps.allowAgentConfigEdits &&
+      (await protectedTargetOf(root, input, abs, deps.workspace.protectedPaths)) !== undefined
+    ) {
       return {
         ok: false,
         result: errorResult("protected_path", `"${input}" is a file that governs the agent; refused.`),

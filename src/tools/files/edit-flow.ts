@@ -42,13 +42,19 @@ export async function resolveWriteTarget(deps: EditDeps, input: string): Promise
   const resolved = await deps.workspace.resolve(input);
   if (!resolved.ok) return fail(errorResult(resolved.error.code, resolved.error.message));
   if (!deps.allowAgentConfigEdits) {
-    const name = await protectedTargetOf(deps.workspace.root, input, resolved.path.abs);
+    const name = await protectedTargetOf(
+      deps.workspace.root,
+      input,
+      resolved.path.abs,
+      deps.workspace.protectedPaths,
+    );
     if (name !== undefined) {
       return fail(
         errorResult(
           "protected_path",
-          `"${input}" is ${name}, a file that governs the agent (hooks or settings); the agent's own tools ` +
-            `may not change it. Ask the user to edit it, or to set "allowAgentConfigEdits": true in .agents/settings.json.`,
+          `"${input}" is ${name}, a file that governs the agent (hooks, settings, agent definitions, or a ` +
+            `script a hook runs); the agent's own tools may not create or change it. Ask the user to edit it, ` +
+            `or to set "allowAgentConfigEdits": true in ~/.agents/settings.json.`,
           { path: resolved.path.rel },
         ),
       );

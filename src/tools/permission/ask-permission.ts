@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { persistAllowRules } from "../../policy/grants.js";
+import { persistAllowRules } from "../../policy/always-answers.js";
 import type { SessionPermissions } from "../../policy/permissions.js";
 import { TOOL_GROUPS } from "../../policy/rules.js";
 import { defineTool, errorResult, okResult } from "../contract.js";
@@ -61,7 +61,7 @@ export function createAskPermissionTool(permissions: SessionPermissions) {
       if (answer.choice === "deny") {
         const why =
           permissions.asker.kind === "headless"
-            ? `nobody can answer here (not an interactive terminal). The user can add "${rule}" to permissions.allow in .agents/settings.json, or run with --approval-mode yolo.`
+            ? `nobody can answer here (not an interactive terminal). The user can add "${rule}" to permissions.allow in ~/.agents/settings.json, or run with --approval-mode yolo.`
             : `the user said no${answer.message ? `: ${answer.message}` : ""}.`;
         return errorResult("denied", `Permission for ${rule} was not granted: ${why}`, {
           rule,
@@ -72,14 +72,15 @@ export function createAskPermissionTool(permissions: SessionPermissions) {
       const added = permissions.grants.add(rule, source);
       if (!added.ok)
         return errorResult("invalid_arguments", `"${rule}" is not a usable rule: ${added.error}`);
-      let saved = false;
+      let savedTo: string | undefined;
       if (answer.choice === "always") {
-        await persistAllowRules(permissions.localSettingsFile, [rule]);
-        saved = true;
+        const { home, root, shown } = permissions.alwaysAnswers;
+        await persistAllowRules(home, root, [rule]);
+        savedTo = shown;
       }
       return okResult(
-        `Granted ${rule} for this session${saved ? " (and saved to .agents/settings.local.json)" : ""}. Calls it covers now run without asking.`,
-        { rule, granted: true, saved },
+        `Granted ${rule} for this session${savedTo ? ` (and saved to ${savedTo})` : ""}. Calls it covers now run without asking.`,
+        { rule, granted: true, saved: savedTo !== undefined },
       );
     },
   });

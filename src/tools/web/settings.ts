@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** The `web` section of .agents/settings.json: how read_url_content bounds a fetch. */
-export const WebSettingsSchema = z.object({
+export const WebSettingsSchema = z.strictObject({
   timeoutMs: z
     .number()
     .int()

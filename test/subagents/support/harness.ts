@@ -43,7 +43,7 @@ export async function startHarness(
   const router = await startModelRouter(
     scripts.map(([marker]) => ({ marker, server: servers[marker] as ModelServer })),
   );
-  const session = createGantrySession({ workspace: ws.root, home: ws.home });
+  const session = createGantrySession({ workspace: ws.root, home: ws.home, trust: true });
   const made = createLanguageModel({
     model: "openai:scripted",
     baseUrl: router.baseUrl("openai"),

@@ -149,6 +149,7 @@ describe("subagent models: invoke_subagent's Model and an agent file's model:", 
         main.baseUrl("openai"),
         "--workspace",
         ws.root,
+        "--trust",
       ],
       { env: { HOME: ws.home, OPENAI_API_KEY: "test-key", ANTHROPIC_API_KEY: "" } },
     );

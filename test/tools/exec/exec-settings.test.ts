@@ -1,11 +1,12 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { loadSettings } from "../../../src/config/settings.js";
+import { loadSettings } from "../../../src/config/load.js";
 import { createGantrySession, type GantrySession } from "../../../src/gantry.js";
 import { isAlive } from "../../../src/tools/exec/process-tree.js";
 import { sandboxUnavailableReason } from "../../../src/tools/exec/sandbox.js";
 import { resolveExecSettings } from "../../../src/tools/exec/settings.js";
+import { resolveWorkspaceTrust } from "../../../src/trust/workspace-trust.js";
 import { createTempWorkspace, type TempWorkspace } from "../../support/workspace.js";
 import { pidsWith, uniqueMarker } from "./helpers.js";
 
@@ -39,7 +40,10 @@ describe("sandbox settings", () => {
     expect(loadSettings(on.root, on.home).sandbox).toEqual({ enabled: true });
     await on.cleanup();
     const off = await workspaceWith({ sandbox: false });
-    expect(loadSettings(off.root, off.home).sandbox).toEqual({ enabled: false });
+    // turning the sandbox off is a loosening: only a trusted workspace may say it
+    expect(loadSettings(off.root, off.home).sandbox).toBeUndefined();
+    const trusted = resolveWorkspaceTrust(off.root, { kind: "given", how: "test" });
+    expect(loadSettings(off.root, off.home, trusted).sandbox).toEqual({ enabled: false });
   });
 
   it("merges the shorthand with the object form of another settings file", async () => {

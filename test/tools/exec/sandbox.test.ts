@@ -128,27 +128,19 @@ describe.skipIf(unavailable !== undefined)("run_command in the sandbox", () => {
 });
 
 describe("the sandbox's read-only config paths", () => {
-  it("covers every existing file the protected patterns name, and the folder of a governing file not there yet", async () => {
+  it("covers the config folders whole, present or not yet, .mcp.json and the scripts hooks run", async () => {
     const ws = await createTempWorkspace({
       ".claude/settings.json": "{}\n",
-      ".claude/settings.local.json": "{}\n",
-      ".claude/settings.team.json": "{}\n",
       ".claude/agents/helper.md": "x\n",
-      ".agents/settings.json": "{}\n",
+      "scripts/gate.sh": "exit 0\n",
     });
     try {
-      const paths = protectedConfigPaths(ws.root)
+      const workspace = openWorkspace(ws.root, { protectedPaths: [path.join(ws.root, "scripts/gate.sh")] });
+      const paths = protectedConfigPaths(workspace)
         .map((p) => path.relative(ws.root, p))
         .sort();
-      // .agents/hooks.json and .agents/settings.local.json do not exist: their folder is read-only;
-      // .claude holds both files Claude Code reads, so only the matching files are
-      expect(paths).toEqual([
-        ".agents",
-        ".agents/settings.json",
-        ".claude/settings.json",
-        ".claude/settings.local.json",
-        ".claude/settings.team.json",
-      ]);
+      // folders that do not exist yet are listed too: the runtime then blocks creating them
+      expect(paths).toEqual([".agents", ".claude", ".gemini", ".mcp.json", ".qwen", "scripts/gate.sh"]);
     } finally {
       await ws.cleanup();
     }

@@ -251,7 +251,13 @@ describe("the files that govern the agent", () => {
     expect(PROTECTED_AGENT_CONFIG).toContain(".agents/hooks.json");
     expect(isProtectedAgentConfig("./.claude/settings.local.json")).toBe(true);
     expect(isProtectedAgentConfig(".Gemini/Settings.json")).toBe(true);
-    expect(isProtectedAgentConfig(".agents/agents/reviewer.md")).toBe(false);
+    // agent definitions and fork profiles shape future subagents: protected whole (SPEC §5a)
+    expect(isProtectedAgentConfig(".agents/agents/reviewer.md")).toBe(true);
+    expect(isProtectedAgentConfig(".claude/agents/team/validator.md")).toBe(true);
+    expect(isProtectedAgentConfig(".qwen/fork-profiles/x.md")).toBe(true);
+    expect(isProtectedAgentConfig(".qwen/settings.json")).toBe(true);
+    expect(isProtectedAgentConfig(".mcp.json")).toBe(true);
+    expect(isProtectedAgentConfig(".agents/notes.md")).toBe(false);
   });
 
   it("refuses edits, creation and deletion of protected files", async () => {
@@ -286,8 +292,8 @@ describe("the files that govern the agent", () => {
     expect(isProtectedAgentConfig(".Claude/Settings.Team.JSON")).toBe(true);
     expect(isProtectedAgentConfig(".agents/settings.team.json")).toBe(true);
     expect(isProtectedAgentConfig(".claude/settings.json.bak")).toBe(false);
-    expect(isProtectedAgentConfig(".claude/agents/settings.json")).toBe(false);
-    expect(isProtectedAgentConfig(".gemini/settings.team.json")).toBe(false);
+    expect(isProtectedAgentConfig(".claude/commands/settings.json")).toBe(false);
+    expect(isProtectedAgentConfig(".gemini/settings.team.json")).toBe(true);
   });
 
   it("refuses creating or editing .claude/settings.team.json (Claude Code reads any settings*.json)", async () => {

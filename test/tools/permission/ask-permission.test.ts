@@ -57,7 +57,7 @@ describe("ask_permission", () => {
     expect(listed.text).toContain("Edit(docs/**)  [ask_permission: write the user guide]");
   });
 
-  it("saves the grant to .agents/settings.local.json when the user says always", async () => {
+  it("saves the grant for this folder in the user's home when the user says always", async () => {
     ws = await createTempWorkspace({});
     session = createGantrySession({
       workspace: ws.root,
@@ -65,12 +65,13 @@ describe("ask_permission", () => {
       approvalMode: "default",
       asker: answering("always").asker,
     });
-    await session.pipeline.run({
+    const granted = await session.pipeline.run({
       name: "ask_permission",
       args: { Action: "Bash", Target: "npm run test:*", Reason: "run tests" },
     });
-    const saved = JSON.parse(await readFile(path.join(ws.root, ".agents/settings.local.json"), "utf8"));
-    expect(saved).toEqual({ permissions: { allow: ["Bash(npm run test:*)"] } });
+    expect(granted.text).toContain("(and saved to ~/.agents/folder-permissions.json)");
+    const saved = JSON.parse(await readFile(path.join(ws.home, ".agents/folder-permissions.json"), "utf8"));
+    expect(saved.folders[ws.root]).toEqual({ permissions: { allow: ["Bash(npm run test:*)"] } });
   });
 
   it("reports a refusal, and headless says how the user could allow it", async () => {
@@ -97,7 +98,7 @@ describe("ask_permission", () => {
       args: { Action: "Bash", Target: "make", Reason: "build" },
     });
     expect(headless.text).toBe(
-      'Permission for Bash(make) was not granted: nobody can answer here (not an interactive terminal). The user can add "Bash(make)" to permissions.allow in .agents/settings.json, or run with --approval-mode yolo.',
+      'Permission for Bash(make) was not granted: nobody can answer here (not an interactive terminal). The user can add "Bash(make)" to permissions.allow in ~/.agents/settings.json, or run with --approval-mode yolo.',
     );
     expect(session.permissions.grants.list()).toEqual([]);
   });

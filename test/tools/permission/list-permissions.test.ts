@@ -19,7 +19,7 @@ describe("list_permissions", () => {
       }),
       ".claude/settings.json": JSON.stringify({ permissions: { ask: ["Bash(git push:*)"] } }),
     });
-    session = createGantrySession({ workspace: ws.root, home: ws.home });
+    session = createGantrySession({ workspace: ws.root, home: ws.home, trust: true });
     session.permissions.grants.add("WebSearch", "answer: always for this session");
     const result = await session.pipeline.run({ name: "list_permissions", args: {} });
     expect(result.error).toBe(false);

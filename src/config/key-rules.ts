@@ -1,0 +1,72 @@
+/**
+ * How each settings key may be set by a workspace (SPEC §5a), as data. The user's home (and whatever the
+ * caller gives) is the user; the workspace is whoever wrote the repository. An untrusted workspace may
+ * only narrow; a trusted one may also set what the home leaves unset, but never lower what it sets.
+ * A key not listed here is a loosening key: only a trusted workspace sets it.
+ */
+export type KeyRule =
+  /** Harmless either way: the workspace's value wins. */
+  | { kind: "neutral" }
+  /** Redirects or loosens (model, endpoints, allow lists): only from a trusted workspace, which wins. */
+  | { kind: "trusted" }
+  /** Widens what the user allows: only from a trusted workspace, and only where the home leaves it unset. */
+  | { kind: "allowance" }
+  /** Exceptions that apply only to the same file's own entries: never merged with the user's. */
+  | { kind: "scoped" }
+  /** A list of denials: every file's entries add up, never replaced. */
+  | { kind: "denials" }
+  /** A number where smaller is stricter; `zeroIsUnlimited` for "0 = no limit"; `fallback` = built-in default. */
+  | { kind: "limit"; fallback?: number; zeroIsUnlimited?: boolean }
+  /** A switch whose `strict` value is the safe one (sandbox on, agent config edits off). */
+  | { kind: "switch"; strict: boolean; fallback: boolean }
+  /** One of an ordered set of values, strictest first. */
+  | { kind: "ordered"; order: readonly string[]; fallback: string };
+
+const limit = (fallback?: number): KeyRule => ({ kind: "limit", ...(fallback ? { fallback } : {}) });
+
+export const KEY_RULES: Readonly<Record<string, KeyRule>> = {
+  "limits.maxOutputChars": limit(20_000),
+  "limits.maxReadLines": limit(2_000),
+  "limits.maxFileBytes": limit(10 * 1024 * 1024),
+  "limits.maxSearchFileBytes": limit(1024 * 1024),
+  "limits.maxDirEntries": limit(500),
+  "limits.maxMatches": limit(100),
+  "secrets.patterns": { kind: "denials" },
+  // a workspace's exceptions only ever exempt the workspace's own patterns (workspace/secrets.ts)
+  "secrets.allow": { kind: "scoped" },
+  "tools.disabled": { kind: "denials" },
+  allowAgentConfigEdits: { kind: "switch", strict: false, fallback: false },
+  "exec.timeoutMs": limit(120_000),
+  "exec.backgroundTimeoutMs": { kind: "limit", zeroIsUnlimited: true },
+  "exec.killGraceMs": { kind: "neutral" },
+  "exec.isolation": { kind: "ordered", order: ["pid-namespace", "auto", "process-group"], fallback: "auto" },
+  "exec.conditionPollSeconds": { kind: "neutral" },
+  "exec.conditionTimeoutSeconds": limit(30),
+  "sandbox.enabled": { kind: "switch", strict: true, fallback: false },
+  "sandbox.allowedDomains": { kind: "allowance" },
+  "sandbox.deniedDomains": { kind: "denials" },
+  "sandbox.allowWrite": { kind: "allowance" },
+  "sandbox.denyRead": { kind: "denials" },
+  "search.engine": { kind: "neutral" },
+  "web.timeoutMs": limit(30_000),
+  "web.maxBytes": limit(5 * 1024 * 1024),
+  "subagents.maxDepth": limit(2),
+  "subagents.maxTurns": limit(50),
+  maxTurns: limit(),
+  model: { kind: "trusted" },
+  baseUrl: { kind: "trusted" },
+  contextWindow: { kind: "trusted" },
+};
+
+/** Keys read by the permission policy (src/policy/load.ts), not merged as settings. */
+export const POLICY_KEYS = new Set(["permissions", "approvalMode"]);
+
+export function ruleFor(key: string): KeyRule | undefined {
+  return KEY_RULES[key];
+}
+
+/** Whether `key` (dotted) has a rule of its own or sits above keys that do (a section to walk into). */
+export function isSection(key: string): boolean {
+  const prefix = `${key}.`;
+  return Object.keys(KEY_RULES).some((known) => known.startsWith(prefix));
+}

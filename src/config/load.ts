@@ -1,0 +1,88 @@
+import { homedir } from "node:os";
+import path from "node:path";
+import { originOf, shownPath } from "../trust/origin.js";
+import { resolveWorkspaceTrust, type WorkspaceTrust } from "../trust/workspace-trust.js";
+import type { SecretsConfig } from "../workspace/secrets.js";
+import { combineSettings, type SettingsLayer } from "./combine.js";
+import { type ConfigReport, createConfigReport } from "./provenance.js";
+import { parseSettingsFile, readJsonFile, type Settings } from "./settings.js";
+
+export interface SessionSettingsOptions {
+  /** Real path of the workspace. */
+  root: string;
+  home: string;
+  trust: WorkspaceTrust;
+  /** Settings the caller gives in place of both `.agents/settings.json` files (counted as the user's). */
+  given?: Settings;
+  report: ConfigReport;
+}
+
+export interface SessionSettings {
+  settings: Settings;
+  /**
+   * The secret settings by whose they are: the user's, and the workspace's own patterns with (when
+   * trusted) its exceptions to them, kept apart so those exempt nothing else (workspace/secrets.ts).
+   */
+  secrets: { user: SecretsConfig; workspace?: SecretsConfig };
+}
+
+/**
+ * The settings a session uses: the user's `~/.agents/settings.json` (or what the caller gives) with the
+ * workspace's `.agents/settings.json` over it, key by key as src/config/key-rules.ts says.
+ */
+export function loadSessionSettings(options: SessionSettingsOptions): SessionSettings {
+  const { root, home, trust, report } = options;
+  const user = options.given
+    ? { file: "settings given to Gantry", origin: "given" as const, settings: options.given, trusted: true }
+    : readLayer(path.join(home, ".agents", "settings.json"), root, home, trust, report);
+  const workspaceFile = path.join(root, ".agents", "settings.json");
+  const workspace =
+    options.given || originOf(workspaceFile, home) === "home"
+      ? undefined
+      : readLayer(workspaceFile, root, home, trust, report);
+  const combined = combineSettings(user, workspace);
+  report.values.push(...combined.values);
+  const own = workspace?.settings.secrets as SecretsConfig | undefined;
+  const secrets = {
+    user: (user?.settings.secrets ?? {}) as SecretsConfig,
+    ...(own
+      ? { workspace: { patterns: own.patterns ?? [], allow: workspace?.trusted ? (own.allow ?? []) : [] } }
+      : {}),
+  };
+  return { settings: combined.settings as Settings, secrets };
+}
+
+function readLayer(
+  file: string,
+  root: string,
+  home: string,
+  trust: WorkspaceTrust,
+  report: ConfigReport,
+): SettingsLayer | undefined {
+  const raw = readJsonFile(file);
+  if (raw === undefined) return undefined;
+  const shown = shownPath(file, root, home);
+  const parsed = parseSettingsFile(shown, raw);
+  report.warnings.push(...parsed.warnings);
+  const origin = originOf(file, home);
+  const status = origin === "home" ? ({ trusted: true } as const) : trust.file(file);
+  return {
+    file: shown,
+    origin,
+    settings: parsed.settings as Record<string, unknown>,
+    trusted: status.trusted,
+    ...(status.trusted ? {} : { untrustedWhy: status.why }),
+  };
+}
+
+/**
+ * The settings of a folder as a session would use them; an untrusted workspace (the default) only
+ * narrows. A broken file is an error naming the file and the key.
+ */
+export function loadSettings(
+  workspaceRoot: string,
+  home = homedir(),
+  trust: WorkspaceTrust = resolveWorkspaceTrust(workspaceRoot, { kind: "untrusted", how: "not trusted" }),
+): Settings {
+  return loadSessionSettings({ root: workspaceRoot, home, trust, report: createConfigReport() }).settings;
+}

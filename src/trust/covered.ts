@@ -1,0 +1,83 @@
+import { readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { type HookConfig, loadHookConfig } from "../hooks/config.js";
+import { subagentFolders } from "../subagents/types.js";
+import { scriptsNamedBy } from "./hook-scripts.js";
+import { originOf } from "./origin.js";
+
+/**
+ * The workspace files whose content trust approves (SPEC §5a): what can run code, redirect the model
+ * or widen a permission. Each is pinned by digest when the user trusts the folder.
+ */
+export const TRUSTED_CONFIG_FILES = [
+  ".agents/settings.json",
+  ".agents/settings.local.json",
+  ".agents/hooks.json",
+  ".claude/settings.json",
+  ".claude/settings.local.json",
+  ".gemini/settings.json",
+  ".qwen/settings.json",
+  ".mcp.json",
+] as const;
+
+/**
+ * Every file a decision for `root` pins: the config files that exist, the agent definitions (their
+ * `model`), and the workspace scripts any hook names.
+ */
+export function trustCoveredFiles(root: string, home: string): string[] {
+  const files = new Set<string>();
+  for (const rel of TRUSTED_CONFIG_FILES) {
+    const abs = path.join(root, rel);
+    if (isFile(abs)) files.add(abs);
+  }
+  for (const folder of subagentFolders(root, home)) {
+    if (originOf(folder, home) === "workspace") for (const file of markdownBelow(folder)) files.add(file);
+  }
+  for (const script of hookScripts(root, home)) files.add(script);
+  return [...files].sort();
+}
+
+/** The workspace scripts hooks name, the user's own hooks included (their scripts are protected too). */
+export function hookScripts(root: string, home: string): string[] {
+  return scriptsOfHooks(loadHookConfig(root, home), root);
+}
+
+/** The workspace scripts the handlers of `config` name (all of them, trusted or not). */
+export function scriptsOfHooks(config: HookConfig, root: string): string[] {
+  const scripts = new Set<string>();
+  for (const group of config.groups) {
+    for (const rule of group.rules) {
+      for (const handler of rule.handlers) {
+        if (handler.kind !== "command") continue;
+        for (const script of scriptsNamedBy(handler.command, root)) scripts.add(script);
+      }
+    }
+  }
+  return [...scripts];
+}
+
+const MAX_DEPTH = 4;
+
+function markdownBelow(folder: string, depth = 0): string[] {
+  let entries: import("node:fs").Dirent[];
+  try {
+    entries = readdirSync(folder, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  for (const entry of entries) {
+    const abs = path.join(folder, entry.name);
+    if (entry.isDirectory() && depth < MAX_DEPTH) found.push(...markdownBelow(abs, depth + 1));
+    else if (entry.name.endsWith(".md") && isFile(abs)) found.push(abs);
+  }
+  return found;
+}
+
+function isFile(abs: string): boolean {
+  try {
+    return statSync(abs).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,13 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+
+/** `sha256:<hex>` of a file's bytes; undefined when it cannot be read (absent, a folder, no permission). */
+export function fileDigest(file: string): string | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch {
+    return undefined;
+  }
+  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+}

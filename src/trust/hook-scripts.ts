@@ -1,0 +1,63 @@
+import { realpathSync, statSync } from "node:fs";
+import path from "node:path";
+
+const PROJECT_DIR_VARIABLES = [
+  "GANTRY_PROJECT_DIR",
+  "CLAUDE_PROJECT_DIR",
+  "GEMINI_PROJECT_DIR",
+  "QWEN_PROJECT_DIR",
+];
+
+/**
+ * The files inside the workspace that a hook command names (`python3 .agents/gate.py`,
+ * `"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh`, `bash -c 'node scripts/x.js'`): every word that,
+ * unquoted and with the project-dir variables expanded, is an existing file in the workspace.
+ * Absolute paths of the files as named; a word through a symlink counts where either end is inside.
+ */
+export function scriptsNamedBy(command: string, root: string): string[] {
+  const found = new Set<string>();
+  for (const word of wordsOf(command)) {
+    const expanded = expandProjectDir(word, root);
+    if (expanded === "" || expanded.includes("$")) continue;
+    const abs = path.resolve(root, expanded);
+    if (isRegularFile(abs) && (isInside(root, abs) || isInside(root, realOrSelf(abs)))) found.add(abs);
+  }
+  return [...found];
+}
+
+/** Words split at blanks and shell operators, quotes removed (enough to spot paths; nothing is run). */
+function wordsOf(command: string): string[] {
+  return command
+    .split(/[\s;&|<>()`]+/)
+    .map((word) => word.replace(/["']/g, "").replace(/^[A-Za-z_][A-Za-z0-9_]*=/, ""))
+    .filter((word) => word !== "" && !word.startsWith("-"));
+}
+
+function expandProjectDir(word: string, root: string): string {
+  let result = word;
+  for (const name of PROJECT_DIR_VARIABLES) {
+    result = result.replaceAll(`\${${name}}`, root).replaceAll(`$${name}`, root);
+  }
+  return result;
+}
+
+function isRegularFile(abs: string): boolean {
+  try {
+    return statSync(abs).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function realOrSelf(abs: string): string {
+  try {
+    return realpathSync(abs);
+  } catch {
+    return abs;
+  }
+}
+
+function isInside(root: string, abs: string): boolean {
+  const rel = path.relative(root, abs);
+  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+}

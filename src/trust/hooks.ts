@@ -1,0 +1,119 @@
+import type { ConfigReport } from "../config/provenance.js";
+import type { HandlerConfig, HookConfig, HookGroup } from "../hooks/rules.js";
+import { scriptsNamedBy } from "./hook-scripts.js";
+import { originOf, shownPath } from "./origin.js";
+import type { WorkspaceTrust } from "./workspace-trust.js";
+
+/**
+ * The hooks a session runs (SPEC §5a): the user's own always; a workspace file's only when trust covers
+ * it, and of those only the handlers whose scripts are as approved. A kept handler carries the digests
+ * of its workspace scripts, checked before every run (hooks/step.ts): a script swapped mid-session does
+ * not run, the call is denied. Everything left out is recorded in the report.
+ */
+export function applyTrustToHooks(
+  config: HookConfig,
+  trust: WorkspaceTrust,
+  home: string,
+  report: ConfigReport,
+): HookConfig {
+  const root = trust.root;
+  const counts = (file: string) => originOf(file, home) === "home" || trust.file(file).trusted;
+  const groups: HookGroup[] = [];
+  for (const group of config.groups) {
+    const shown = shownPath(group.file, root, home);
+    const userOwned = originOf(group.file, home) === "home";
+    const fileTrust = userOwned ? ({ trusted: true } as const) : trust.file(group.file);
+    if (!fileTrust.trusted) {
+      for (const handler of handlersOf(group))
+        report.values.push({
+          key: "hooks",
+          value: describeHandler(group, handler),
+          file: shown,
+          origin: "workspace",
+          honoured: false,
+          why: fileTrust.why,
+          wantsTrust: true,
+        });
+      continue;
+    }
+    groups.push({
+      ...group,
+      rules: group.rules.map((rule) => ({
+        ...rule,
+        handlers: rule.handlers.map((handler) => pinHandler(handler, group, userOwned, trust, home, report)),
+      })),
+    });
+  }
+  // an ignored file's mistakes cannot stop the session: a repository must not be able to block it
+  return {
+    groups,
+    files: config.files.filter(counts),
+    problems: config.problems.filter((problem) => counts(problem.file)),
+  };
+}
+
+function pinHandler(
+  handler: HandlerConfig,
+  group: HookGroup,
+  userOwned: boolean,
+  trust: WorkspaceTrust,
+  home: string,
+  report: ConfigReport,
+): HandlerConfig {
+  if (handler.kind !== "command") return handler;
+  const shown = shownPath(group.file, trust.root, home);
+  const scripts = scriptsNamedBy(handler.command, trust.root);
+  if (scripts.length === 0) {
+    if (!userOwned)
+      report.values.push({
+        key: "hooks",
+        value: describeHandler(group, handler),
+        file: shown,
+        origin: "workspace",
+        honoured: true,
+      });
+    return handler;
+  }
+  const pins: { file: string; digest: string }[] = [];
+  for (const script of scripts) {
+    const scriptShown = shownPath(script, trust.root, home);
+    const status = trust.file(script);
+    const digest = status.trusted ? status.digest : undefined;
+    if (!status.trusted || digest === undefined) {
+      const why = userOwned
+        ? `it runs ${scriptShown}, a file of this workspace: ${status.trusted ? "unreadable" : status.why}`
+        : `its script ${scriptShown} ${status.trusted ? "is unreadable" : status.why}`;
+      report.values.push({
+        key: "hooks",
+        value: describeHandler(group, handler),
+        file: shown,
+        origin: userOwned ? "home" : "workspace",
+        honoured: false,
+        why,
+        wantsTrust: !status.trusted,
+      });
+      return { ...handler, refusal: `the hook was not run: ${why}` };
+    }
+    pins.push({ file: script, digest });
+  }
+  if (!userOwned)
+    report.values.push({
+      key: "hooks",
+      value: describeHandler(group, handler),
+      file: shown,
+      origin: "workspace",
+      honoured: true,
+    });
+  return { ...handler, scripts: pins };
+}
+
+function handlersOf(group: HookGroup): HandlerConfig[] {
+  return group.rules.flatMap((rule) => rule.handlers);
+}
+
+/** `PreToolUse "Bash": python3 .claude/hooks/check.py` — what a trust question shows verbatim. */
+export function describeHandler(group: HookGroup, handler: HandlerConfig): string {
+  const rule = group.rules.find((candidate) => candidate.handlers.includes(handler));
+  const where = rule ? `${rule.event} ${JSON.stringify(rule.matcher.pattern)}: ` : "";
+  return handler.kind === "command" ? `${where}${handler.command}` : `${where}POST ${handler.url}`;
+}

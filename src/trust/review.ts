@@ -1,0 +1,35 @@
+import { loadSessionSettings } from "../config/load.js";
+import { createConfigReport, type SettingValue } from "../config/provenance.js";
+import { loadHookConfig } from "../hooks/config.js";
+import { loadPermissionSettings } from "../policy/load.js";
+import { applyTrustToHooks } from "./hooks.js";
+import type { WorkspaceTrust } from "./workspace-trust.js";
+
+/**
+ * What a workspace would enable that this decision does not (the trust question, `gantry trust`):
+ * every value its files set that is not honoured for want of trust, hooks verbatim. Nothing is run.
+ */
+export function reviewWorkspace(trust: WorkspaceTrust, home: string): SettingValue[] {
+  const report = createConfigReport();
+  const root = trust.root;
+  loadSessionSettings({ root, home, trust, report });
+  loadPermissionSettings({ workspaceRoot: root, home, trust, report });
+  applyTrustToHooks(loadHookConfig(root, home), trust, home, report);
+  return report.values.filter((value) => !value.honoured && value.wantsTrust === true);
+}
+
+/** The review as lines, file by file: `  .claude/settings.json` then `    hooks: PreToolUse "Bash": ./check.sh`. */
+export function formatReview(values: readonly SettingValue[]): string[] {
+  const byFile = new Map<string, SettingValue[]>();
+  for (const value of values) byFile.set(value.file, [...(byFile.get(value.file) ?? []), value]);
+  const lines: string[] = [];
+  for (const [file, entries] of byFile) {
+    lines.push(`  ${file}`);
+    for (const entry of entries) lines.push(`    ${entry.key}: ${formatValue(entry.value)}`);
+  }
+  return lines;
+}
+
+function formatValue(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
