@@ -31,6 +31,8 @@ interface PolicySource {
 
 export interface LoadedPermissions {
   entries: RuleEntry[];
+  /** Allow rules and modes of workspace files trust does not cover: listed, never applied. */
+  ignored: { text: string; origin: string; why: string }[];
   /** The approval mode the files name, and the file that named it. */
   mode?: { mode: ApprovalMode; source: string };
   warnings: string[];
@@ -56,7 +58,7 @@ export interface LoadOptions {
 export function loadPermissionSettings(options: LoadOptions): LoadedPermissions {
   const home = options.home ?? homedir();
   const report = options.report ?? createConfigReport();
-  const loaded: LoadedPermissions = { entries: [], warnings: [] };
+  const loaded: LoadedPermissions = { entries: [], ignored: [], warnings: [] };
   const modes: Record<"user" | "workspace", { approvalMode?: Candidate; defaultMode?: Candidate }> = {
     user: {},
     workspace: {},
@@ -77,12 +79,20 @@ export function loadPermissionSettings(options: LoadOptions): LoadedPermissions 
         });
         if (honoured)
           loaded.entries.push({ kind, text, origin: source.shown, projectDir: source.projectDir });
+        else
+          loaded.ignored.push({
+            text: `allow ${text}`,
+            origin: source.shown,
+            why: source.untrustedWhy ?? "not trusted",
+          });
       }
     }
     for (const candidate of modeCandidates(source, section)) {
       const slot = source.origin === "workspace" ? "workspace" : "user";
       if (!source.trusted) {
-        recordMode(report, source, candidate, false, source.untrustedWhy ?? "not trusted", true);
+        const why = source.untrustedWhy ?? "not trusted";
+        recordMode(report, source, candidate, false, why, true);
+        loaded.ignored.push({ text: `${candidate.key}: ${candidate.value}`, origin: source.shown, why });
         continue;
       }
       if (candidate.mode === "yolo" && source.origin === "workspace") {

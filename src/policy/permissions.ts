@@ -23,6 +23,8 @@ export interface SessionPermissions {
   /** Where "yes, always" answers are saved: the user's home, under this folder's real path. */
   readonly alwaysAnswers: { home: string; root: string; shown: string };
   readonly warnings: readonly string[];
+  /** Allow rules and modes of workspace files that trust does not cover (listed by list_permissions). */
+  readonly ignored: readonly { text: string; origin: string; why: string }[];
   /** The rules as the settings files give them, before compiling (a worktree agent's session inherits them). */
   readonly ruleEntries: readonly RuleEntry[];
   ruleContext(): RuleContext;
@@ -59,6 +61,7 @@ interface ResolvedPolicy {
   mode: ApprovalMode | undefined;
   modeSource: string;
   entries: RuleEntry[];
+  ignored: { text: string; origin: string; why: string }[];
   warnings: string[];
 }
 
@@ -67,7 +70,7 @@ export function createSessionPermissions(options: SessionPermissionsOptions): Se
   const parent = options.parent;
   const home = parent?.ruleContext().home ?? options.home ?? homedir();
   const context: RuleContext = { workspaceRoot, home, resolveTool: options.resolveTool };
-  const { mode, modeSource, entries, warnings } = parent
+  const { mode, modeSource, entries, ignored, warnings } = parent
     ? inheritPolicy(parent, workspaceRoot)
     : resolvePolicy(options, workspaceRoot, home);
   const ownGrants = createGrantStore(context);
@@ -100,6 +103,7 @@ export function createSessionPermissions(options: SessionPermissionsOptions): Se
       shown: `~/.agents/${ALWAYS_ANSWERS_NAME}`,
     },
     warnings,
+    ignored,
     ruleEntries: entries,
     ruleContext: () => context,
     rules: () => compile().rules,
@@ -120,7 +124,7 @@ function resolvePolicy(
     trust: options.trust,
     ...(options.report ? { report: options.report } : {}),
   });
-  const policy = { entries: loaded.entries, warnings: loaded.warnings };
+  const policy = { entries: loaded.entries, ignored: loaded.ignored, warnings: loaded.warnings };
   if (options.approvalMode)
     return { ...policy, mode: options.approvalMode, modeSource: "given by the caller (--approval-mode)" };
   if (loaded.mode) return { ...policy, mode: loaded.mode.mode, modeSource: loaded.mode.source };
@@ -149,6 +153,7 @@ function inheritPolicy(parent: SessionPermissions, workspaceRoot: string): Resol
       ...entry,
       projectDir: entry.projectDir === parentRoot ? workspaceRoot : entry.projectDir,
     })),
+    ignored: [...parent.ignored],
     warnings: [...parent.warnings],
   };
 }

@@ -1,9 +1,13 @@
+import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { findMissingScripts } from "../../hooks/check.js";
 import { formatProblem, hookSources, loadHookConfig } from "../../hooks/config.js";
 import type { HandlerConfig, HookGroup } from "../../hooks/rules.js";
+import { originOf } from "../../trust/origin.js";
+import { sessionTrust } from "../../trust/session-trust.js";
 import { type GlobalOptions, UsageError } from "../options.js";
+import { cliTrustOption } from "../trust-option.js";
 
 /** `gantry hooks check`: every group, event, matcher and handler, and every problem; exit 1 when any. */
 export async function run(args: string[], options: GlobalOptions): Promise<number> {
@@ -11,15 +15,19 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
   if (sub !== "check")
     throw new UsageError(`gantry hooks needs a subcommand: check (got ${sub ?? "nothing"})`);
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
-  const root = path.resolve(options.workspace ?? process.cwd());
+  const root = realpathSync(path.resolve(options.workspace ?? process.cwd()));
   const home = homedir();
   const config = loadHookConfig(root, home);
+  const trust = sessionTrust(root, home, cliTrustOption(options.trust));
+  const fileTrust = (file: string) => (originOf(file, home) === "home" ? undefined : trust.file(file));
   const problems = [...config.problems, ...findMissingScripts(config, root)];
   const out: string[] = [];
   out.push(`Hook sources (in the order they run):`);
   for (const source of hookSources(root, home)) {
     const found = config.files.includes(source.file);
-    out.push(`  ${found ? "found  " : "absent "} ${source.file} (${source.dialect})`);
+    const status = found ? fileTrust(source.file) : undefined;
+    const ignored = status && !status.trusted ? `  IGNORED: ${status.why}` : "";
+    out.push(`  ${found ? "found  " : "absent "} ${source.file} (${source.dialect})${ignored}`);
   }
   for (const group of config.groups) out.push("", ...describeGroup(group));
   out.push("");

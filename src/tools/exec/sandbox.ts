@@ -14,7 +14,7 @@ async function sandboxRuntime(): Promise<SandboxRuntime> {
 }
 
 export interface CommandSandbox {
-  /** The command line that runs `command` inside the sandbox; `release` ends its network registration. */
+  /** The command line that runs `command` inside the sandbox; `release` (once it ended) tidies after it. */
   wrap(command: string): Promise<{ commandLine: string; release: () => void }>;
   dispose(): Promise<void>;
 }
@@ -114,7 +114,12 @@ export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
       const allowed = settings.allowedDomains ?? [];
       if (allowed.length > 0)
         SandboxManager.registerCommandNetworkLists(commandId, { allowedDomains: allowed });
-      return { commandLine, release: () => SandboxManager.unregisterCommandNetworkLists(commandId) };
+      const release = () => {
+        SandboxManager.unregisterCommandNetworkLists(commandId);
+        // removes the placeholders bwrap made for deny paths that did not exist (once no sandbox runs)
+        SandboxManager.cleanupAfterCommand();
+      };
+      return { commandLine, release };
     },
     async dispose() {
       if (disposed) return;

@@ -50,6 +50,13 @@ export function createListPermissionsTool(permissions: SessionPermissions) {
           ...errors.map((e) => `  ${e.rule} [${e.file}]: ${e.error}`),
         );
       }
+      if (permissions.ignored.length > 0) {
+        lines.push(
+          "",
+          "Ignored (the workspace's files need the user's trust; the user runs `gantry trust`):",
+          ...permissions.ignored.map((entry) => `  ${entry.text}  [${entry.origin}]: ${entry.why}`),
+        );
+      }
       for (const warning of permissions.warnings) lines.push(`Warning: ${warning}`);
       return okResult(lines.join("\n"), {
         approvalMode: mode ?? null,
@@ -57,6 +64,7 @@ export function createListPermissionsTool(permissions: SessionPermissions) {
         rules: ruleRows,
         grants,
         ruleErrors: errors,
+        ignored: permissions.ignored,
       });
     },
   });
