@@ -2,31 +2,18 @@ import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { type HookConfig, loadHookConfig } from "../hooks/config.js";
 import { subagentFolders } from "../subagents/types.js";
+import { PROTECTED_AGENT_CONFIG } from "../workspace/protected.js";
 import { scriptsNamedBy } from "./hook-scripts.js";
 import { originOf } from "./origin.js";
 
 /**
- * The workspace files whose content trust approves (SPEC §5a): what can run code, redirect the model
- * or widen a permission. Each is pinned by digest when the user trusts the folder.
- */
-export const TRUSTED_CONFIG_FILES = [
-  ".agents/settings.json",
-  ".agents/settings.local.json",
-  ".agents/hooks.json",
-  ".claude/settings.json",
-  ".claude/settings.local.json",
-  ".gemini/settings.json",
-  ".qwen/settings.json",
-  ".mcp.json",
-] as const;
-
-/**
- * Every file a decision for `root` pins: the config files that exist, the agent definitions (their
- * `model`), and the workspace scripts any hook names.
+ * Every file a decision for `root` pins (SPEC §5a): the config files that exist (what can run code,
+ * redirect the model or widen a permission: hooks, settings, MCP servers), the agent definitions
+ * (their `model`), and the workspace scripts any hook names.
  */
 export function trustCoveredFiles(root: string, home: string): string[] {
   const files = new Set<string>();
-  for (const rel of TRUSTED_CONFIG_FILES) {
+  for (const rel of PROTECTED_AGENT_CONFIG) {
     const abs = path.join(root, rel);
     if (isFile(abs)) files.add(abs);
   }

@@ -16,31 +16,22 @@ export function applyTrustToHooks(
   home: string,
   report: ConfigReport,
 ): HookConfig {
-  const root = trust.root;
   const counts = (file: string) => originOf(file, home) === "home" || trust.file(file).trusted;
   const groups: HookGroup[] = [];
   for (const group of config.groups) {
-    const shown = shownPath(group.file, root, home);
     const userOwned = originOf(group.file, home) === "home";
+    const record = recorder(group, trust, home, report);
     const fileTrust = userOwned ? ({ trusted: true } as const) : trust.file(group.file);
     if (!fileTrust.trusted) {
       for (const handler of handlersOf(group))
-        report.values.push({
-          key: "hooks",
-          value: describeHandler(group, handler),
-          file: shown,
-          origin: "workspace",
-          honoured: false,
-          why: fileTrust.why,
-          wantsTrust: true,
-        });
+        record(handler, { honoured: false, why: fileTrust.why, wantsTrust: true });
       continue;
     }
     groups.push({
       ...group,
       rules: group.rules.map((rule) => ({
         ...rule,
-        handlers: rule.handlers.map((handler) => pinHandler(handler, group, userOwned, trust, home, report)),
+        handlers: rule.handlers.map((handler) => pinHandler(handler, userOwned, trust, home, record)),
       })),
     });
   }
@@ -52,59 +43,60 @@ export function applyTrustToHooks(
   };
 }
 
-function pinHandler(
-  handler: HandlerConfig,
+type Verdict = { honoured: boolean; why?: string; wantsTrust?: boolean; origin?: "home" | "workspace" };
+type HandlerRecorder = (handler: HandlerConfig, verdict: Verdict) => void;
+
+/** Records one handler of a group in the report, described as the trust question shows it. */
+function recorder(
   group: HookGroup,
-  userOwned: boolean,
   trust: WorkspaceTrust,
   home: string,
   report: ConfigReport,
+): HandlerRecorder {
+  const file = shownPath(group.file, trust.root, home);
+  return (handler, { honoured, why, wantsTrust, origin = "workspace" }) =>
+    report.values.push({
+      key: "hooks",
+      value: describeHandler(group, handler),
+      file,
+      origin,
+      honoured,
+      ...(why ? { why } : {}),
+      ...(wantsTrust ? { wantsTrust } : {}),
+    });
+}
+
+/** A command handler with its workspace scripts pinned, or refused when trust does not cover one. */
+function pinHandler(
+  handler: HandlerConfig,
+  userOwned: boolean,
+  trust: WorkspaceTrust,
+  home: string,
+  record: HandlerRecorder,
 ): HandlerConfig {
   if (handler.kind !== "command") return handler;
-  const shown = shownPath(group.file, trust.root, home);
-  const scripts = scriptsNamedBy(handler.command, trust.root);
-  if (scripts.length === 0) {
-    if (!userOwned)
-      report.values.push({
-        key: "hooks",
-        value: describeHandler(group, handler),
-        file: shown,
-        origin: "workspace",
-        honoured: true,
-      });
-    return handler;
-  }
   const pins: { file: string; digest: string }[] = [];
-  for (const script of scripts) {
+  for (const script of scriptsNamedBy(handler.command, trust.root)) {
     const scriptShown = shownPath(script, trust.root, home);
     const status = trust.file(script);
     const digest = status.trusted ? status.digest : undefined;
-    if (!status.trusted || digest === undefined) {
+    if (digest === undefined) {
+      const reason = status.trusted ? "is unreadable" : status.why;
       const why = userOwned
-        ? `it runs ${scriptShown}, a file of this workspace: ${status.trusted ? "unreadable" : status.why}`
-        : `its script ${scriptShown} ${status.trusted ? "is unreadable" : status.why}`;
-      report.values.push({
-        key: "hooks",
-        value: describeHandler(group, handler),
-        file: shown,
-        origin: userOwned ? "home" : "workspace",
+        ? `it runs ${scriptShown}, a file of this workspace: ${reason}`
+        : `its script ${scriptShown} ${reason}`;
+      record(handler, {
         honoured: false,
         why,
         wantsTrust: !status.trusted,
+        origin: userOwned ? "home" : "workspace",
       });
       return { ...handler, refusal: `the hook was not run: ${why}` };
     }
     pins.push({ file: script, digest });
   }
-  if (!userOwned)
-    report.values.push({
-      key: "hooks",
-      value: describeHandler(group, handler),
-      file: shown,
-      origin: "workspace",
-      honoured: true,
-    });
-  return { ...handler, scripts: pins };
+  if (!userOwned) record(handler, { honoured: true });
+  return pins.length > 0 ? { ...handler, scripts: pins } : handler;
 }
 
 function handlersOf(group: HookGroup): HandlerConfig[] {

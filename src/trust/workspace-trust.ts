@@ -143,8 +143,14 @@ function fixedTrust(
     decision,
     how,
     file: () => answer,
-    forFolder: (other) => fixedTrust(other, decision, how, answer),
+    forFolder: (other) => fixedTrust(other, decision, inherited(how), answer),
   };
+}
+
+const INHERITED = ", as in the parent session";
+
+function inherited(how: string): string {
+  return how.endsWith(INHERITED) ? how : `${how}${INHERITED}`;
 }
 
 export function relativeKey(root: string, abs: string): string {

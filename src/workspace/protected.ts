@@ -28,7 +28,10 @@ export const PROTECTED_AGENT_CONFIG_PATTERNS = [
 export const PROTECTED_CONFIG_FOLDERS = [".agents", ".claude", ".gemini", ".qwen"] as const;
 export const PROTECTED_CONFIG_ROOT_FILES = [".mcp.json"] as const;
 
-/** The well-known names among them, for code that needs file names rather than patterns. */
+/**
+ * The well-known names among them, for code that needs file names rather than patterns: the files a
+ * worktree mirrors from its parent, and those a trust decision pins (src/trust/covered.ts).
+ */
 export const PROTECTED_AGENT_CONFIG = [
   ".agents/hooks.json",
   ".agents/settings.json",
