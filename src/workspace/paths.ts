@@ -31,6 +31,16 @@ export type PathResult = { ok: true; path: ResolvedPath } | { ok: false; error: 
 
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 
+/** Linux's PATH_MAX less its NUL: no system call takes a longer path, so a longer one is refused before any work. */
+export const MAX_PATH_BYTES = 4095;
+/** Linux's NAME_MAX: the longest name of one file or folder. */
+export const MAX_NAME_BYTES = 255;
+/**
+ * Folders below the file system root a path may run through. Far deeper than any real project tree,
+ * and it bounds the work a path costs: each level is one mkdir and one realpath for a new file.
+ */
+export const MAX_PATH_SEGMENTS = 256;
+
 /** True when `candidate` is `root` or below it; a sibling such as `ws_evil` next to `ws` is outside. */
 export function isInside(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate);
@@ -54,6 +64,8 @@ export async function resolveInsideWorkspace(realRoot: string, input: string): P
     return fail("invalid_path", "The path contains a NUL byte or a control character.");
   }
   const requested = path.resolve(realRoot, input);
+  const bounds = pathBoundsProblem(input, requested);
+  if (bounds) return fail("invalid_path", bounds);
   const missing: string[] = [];
   let existing = requested;
   for (;;) {
@@ -82,6 +94,20 @@ export async function resolveInsideWorkspace(realRoot: string, input: string): P
       existing = parent;
     }
   }
+}
+
+/** Why a path is past the sane bounds (too long, a name too long, too deep), or undefined when it is within them. */
+export function pathBoundsProblem(input: string, abs: string): string | undefined {
+  const shown = input.length > 80 ? `${input.slice(0, 60)}…(${input.length} characters)` : input;
+  if (Buffer.byteLength(input) > MAX_PATH_BYTES || Buffer.byteLength(abs) > MAX_PATH_BYTES)
+    return `The path "${shown}" is longer than ${MAX_PATH_BYTES} bytes, the most a path can be; use a shorter one.`;
+  const segments = abs.split(path.sep).filter((segment) => segment !== "");
+  if (segments.length > MAX_PATH_SEGMENTS)
+    return `The path "${shown}" runs deeper than ${MAX_PATH_SEGMENTS} folders; use a shallower one.`;
+  const longName = segments.find((segment) => Buffer.byteLength(segment) > MAX_NAME_BYTES);
+  if (longName !== undefined)
+    return `A name in the path "${shown}" is longer than ${MAX_NAME_BYTES} bytes, the most a file or folder name can be.`;
+  return undefined;
 }
 
 async function isSymlink(candidate: string): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { constants, type Stats } from "node:fs";
-import { access, lstat, mkdir, realpath } from "node:fs/promises";
+import { access, lstat, mkdir, realpath, rmdir } from "node:fs/promises";
 import path from "node:path";
 import { AtomicWriteRefused, writeFileAtomic } from "../../workspace/atomic-write.js";
 import { fileLocks, type PathLock } from "../../workspace/path-lock.js";
@@ -291,7 +291,8 @@ function commitFailure(resolved: ResolvedPath, cause: unknown): ToolResult {
 
 /**
  * Creates the missing folders above a new file one by one, and proves after each mkdir that the folder
- * is really where it was meant to be (a race could have put a symlink there).
+ * is really where it was meant to be (a race could have put a symlink there). On failure the folders it
+ * made are removed again.
  */
 export async function createParentFolders(deps: EditDeps, resolved: ResolvedPath): Promise<Step<string[]>> {
   const root = deps.workspace.root;
@@ -302,18 +303,31 @@ export async function createParentFolders(deps: EditDeps, resolved: ResolvedPath
     folder = path.dirname(folder);
   }
   const created: string[] = [];
+  const undo = async (result: ToolResult) => {
+    await removeCreatedFolders(deps, created);
+    return fail(result);
+  };
   for (const dir of [folder, ...missing]) {
     if (dir !== folder) {
       try {
         await mkdir(dir);
         created.push(deps.workspace.relative(dir));
       } catch (cause) {
-        if ((cause as NodeJS.ErrnoException).code !== "EEXIST") throw cause;
+        const code = (cause as NodeJS.ErrnoException).code;
+        if (code !== "EEXIST") {
+          return undo(
+            errorResult(
+              "execution_failed",
+              `Creating the folder "${deps.workspace.relative(dir)}" for "${resolved.rel}" failed (${(cause as Error).message}); nothing was written.`,
+              { path: resolved.rel },
+            ),
+          );
+        }
       }
     }
     const real = await realpath(dir).catch(() => undefined);
     if (real !== dir || !isInside(root, real)) {
-      return fail(
+      return undo(
         errorResult(
           "outside_workspace",
           `The folder "${deps.workspace.relative(dir)}" changed while "${resolved.rel}" was being created (a symlink?); nothing was written.`,
@@ -323,6 +337,13 @@ export async function createParentFolders(deps: EditDeps, resolved: ResolvedPath
     }
   }
   return { ok: true, value: created };
+}
+
+/** Removes folders a failed write created (workspace-relative, outermost first), deepest first; a folder something else filled stays. */
+export async function removeCreatedFolders(deps: EditDeps, created: readonly string[]): Promise<void> {
+  for (const rel of [...created].reverse()) {
+    await rmdir(path.join(deps.workspace.root, rel)).catch(() => undefined);
+  }
 }
 
 async function exists(target: string): Promise<boolean> {

@@ -11,6 +11,7 @@ import {
   editMetadata,
   editSummaryText,
   loadTextFile,
+  removeCreatedFolders,
   resolveWriteTarget,
   rewriteLoadedFile,
   underFileLock,
@@ -93,7 +94,10 @@ async function createFile(
     afterText: args.CodeContent,
     signal,
   });
-  if (!committed.ok) return committed.result;
+  if (!committed.ok) {
+    await removeCreatedFolders(deps, folders.value);
+    return committed.result;
+  }
   const madeFolders = folders.value.length > 0 ? ` and folder(s) ${folders.value.join(", ")}` : "";
   return okResult(
     editSummaryText(`Created ${resolved.rel}${madeFolders}, ${bytes.length} bytes`, committed.value),
