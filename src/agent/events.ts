@@ -14,6 +14,8 @@ export type ModelErrorKind =
   | "server"
   | "network"
   | "aborted"
+  /** The response was cut: a line of it went past the limit (an endless tool call). */
+  | "too_large"
   | "unknown";
 
 export interface ModelErrorInfo {

@@ -2,6 +2,7 @@ import type { ModelClient } from "../models/client.js";
 import { errorResult, type ToolResult } from "../tools/contract.js";
 import type { ToolPipeline } from "../tools/pipeline.js";
 import type { ToolDeclaration } from "../tools/registry.js";
+import { MAX_TOOL_ARGUMENT_BYTES, oversizedArgumentsMessage } from "../tools/validation.js";
 import { applyCompaction, type CompactionOptions, estimateTokens, summariseOlderTurns } from "./context.js";
 import {
   answerUnansweredCalls,
@@ -82,6 +83,8 @@ interface LoopRun {
   measured: { tokens: number; messageCount: number };
   /** Set once the run compacted because the provider said the context was too long. */
   compactedForOverflow: boolean;
+  /** Calls the model client cut off (arguments past the limit), by call id: answered with this error, never run. */
+  refusedCalls: Map<string, string>;
 }
 
 /**
@@ -136,6 +139,7 @@ function startRun(
     usage: ZERO_USAGE,
     measured: { tokens: 0, messageCount: 0 },
     compactedForOverflow: false,
+    refusedCalls: new Map(),
   };
 }
 
@@ -167,6 +171,12 @@ async function takeTurn(run: LoopRun): Promise<AgentRunResult | undefined> {
     if (outcome.calls.length > 0) await answerCalls(run, outcome.calls, turn);
     run.emit({ type: "turn_end", turn, toolCalls: outcome.calls.length });
     return finish(run, "aborted");
+  }
+  if (outcome.error?.kind === "too_large") {
+    // the model sees why its answer vanished and can answer again, in smaller calls
+    append(run, { role: "user", source: "gantry", text: cutResponseNote(outcome.error) });
+    run.emit({ type: "turn_end", turn, toolCalls: 0 });
+    return undefined;
   }
   if (outcome.error && (await compactAfterOverflow(run, outcome.error))) {
     run.emit({ type: "turn_end", turn, toolCalls: 0 });
@@ -245,6 +255,7 @@ async function streamTurn(run: LoopRun, turn: number): Promise<TurnOutcome> {
       run.emit({ type: "text_delta", turn, text: part.text });
     } else if (part.type === "tool_call") {
       outcome.calls.push(part.call);
+      if (part.refused !== undefined) run.refusedCalls.set(part.call.callId, part.refused);
     } else if (part.type === "finish") {
       outcome.usage = part.usage;
     } else {
@@ -285,6 +296,11 @@ async function runToolCalls(run: LoopRun, calls: ToolCallRecord[], turn: number)
 
 async function runOneCall(run: LoopRun, call: ToolCallRecord, turn: number): Promise<ToolResult> {
   if (run.signal.aborted) return errorResult("aborted", `${call.name} was not started: the run was aborted.`);
+  const refused = run.refusedCalls.get(call.callId);
+  if (refused !== undefined) {
+    run.refusedCalls.delete(call.callId);
+    return errorResult("too_large", refused);
+  }
   const allowTool = run.options.allowTool;
   try {
     return await run.pipeline.run(
@@ -299,6 +315,12 @@ async function runOneCall(run: LoopRun, call: ToolCallRecord, turn: number): Pro
   } catch (cause) {
     return errorResult("execution_failed", `${call.name} failed: ${(cause as Error).message}`);
   }
+}
+
+function cutResponseNote(error: ModelErrorInfo): string {
+  return oversizedArgumentsMessage(
+    `Your last answer was lost: ${error.message}. A tool call's arguments sent whole in one part may take at most ${MAX_TOOL_ARGUMENT_BYTES} bytes`,
+  );
 }
 
 /** Compacts when the conversation (as last measured, plus an estimate of what came since) nears the window. */

@@ -2,6 +2,8 @@ import { APICallError, jsonSchema, type LanguageModel, streamText, type ToolSet,
 import type { ConversationMessage, ToolCallRecord } from "../agent/conversation.js";
 import type { ModelErrorInfo, TurnUsage } from "../agent/events.js";
 import type { ToolDeclaration } from "../tools/registry.js";
+import { MAX_TOOL_ARGUMENT_BYTES, oversizedArgumentsMessage } from "../tools/validation.js";
+import { isResponseLineTooLong, ResponseLineTooLong } from "./bounded-fetch.js";
 import { toModelMessages } from "./messages.js";
 import type { ModelSpec } from "./provider.js";
 
@@ -18,7 +20,8 @@ export interface ModelTurnRequest {
 
 export type ModelStreamPart =
   | { type: "text_delta"; text: string }
-  | { type: "tool_call"; call: ToolCallRecord }
+  /** `refused`: the call was cut off (its arguments grew past the limit); the loop answers it with this error. */
+  | { type: "tool_call"; call: ToolCallRecord; refused?: string }
   | { type: "finish"; usage: TurnUsage; finishReason: string }
   | { type: "error"; error: ModelErrorInfo };
 
@@ -46,6 +49,9 @@ async function* streamModelTurn(
   imagesInToolResults: boolean,
 ): AsyncIterable<ModelStreamPart> {
   let failure: unknown;
+  // ends the provider's stream when a call's arguments grow past the limit
+  const cut = new AbortController();
+  const argumentBytes = new Map<string, { name: string; bytes: number }>();
   const result = streamText({
     model,
     instructions: request.system,
@@ -54,7 +60,7 @@ async function* streamModelTurn(
       imagesInToolResults,
     }),
     tools: declareTools(request.tools),
-    abortSignal: request.signal,
+    abortSignal: AbortSignal.any([request.signal, cut.signal]),
     // the harness retries (src/agent/retry.ts), so the SDK must not
     maxRetries: 0,
     onError: ({ error }) => {
@@ -68,6 +74,19 @@ async function* streamModelTurn(
         case "text-delta":
           if (part.text) yield { type: "text_delta", text: part.text };
           break;
+        case "tool-input-start":
+          argumentBytes.set(part.id, { name: part.toolName, bytes: 0 });
+          break;
+        case "tool-input-delta": {
+          const input = argumentBytes.get(part.id);
+          if (!input) break;
+          input.bytes += Buffer.byteLength(part.delta);
+          if (input.bytes <= MAX_TOOL_ARGUMENT_BYTES) break;
+          cut.abort();
+          yield cutOffCall(part.id, input.name);
+          yield { type: "finish", usage: { inputTokens: 0, outputTokens: 0 }, finishReason: "length" };
+          return;
+        }
         case "tool-call":
           yield {
             type: "tool_call",
@@ -99,6 +118,12 @@ async function* streamModelTurn(
   }
 }
 
+/** A call whose arguments grew past the limit while streaming: answered with an error, never run. */
+function cutOffCall(callId: string, name: string): ModelStreamPart {
+  const what = `The arguments of this ${name} call grew past ${MAX_TOOL_ARGUMENT_BYTES} bytes while you were still sending them, so your answer was cut there`;
+  return { type: "tool_call", call: { callId, name, args: {} }, refused: oversizedArgumentsMessage(what) };
+}
+
 /** The same declarations every turn: converted once per list. */
 const declaredToolSets = new WeakMap<readonly ToolDeclaration[], ToolSet>();
 
@@ -128,6 +153,7 @@ function toTurnUsage(usage: {
 export function classifyModelError(error: unknown, signal?: AbortSignal): ModelErrorInfo {
   if (signal?.aborted || (error instanceof Error && error.name === "AbortError"))
     return { kind: "aborted", message: "the model call was aborted" };
+  if (isResponseLineTooLong(error)) return { kind: "too_large", message: new ResponseLineTooLong().message };
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
     const detail = providerMessage(error.responseBody) ?? error.message;

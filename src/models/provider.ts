@@ -3,6 +3,7 @@ import { createGoogle } from "@ai-sdk/google";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModel } from "ai";
+import { boundedFetch } from "./bounded-fetch.js";
 
 export const PROVIDERS = ["google", "anthropic", "openai", "openai-compatible"] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
@@ -80,12 +81,21 @@ export function createLanguageModel(config: ModelConfig): Outcome<{ spec: ModelS
   }
   switch (spec.provider) {
     case "google":
-      return { ok: true, value: { spec, model: createGoogle({ apiKey, baseURL })(spec.modelId) } };
+      return {
+        ok: true,
+        value: { spec, model: createGoogle({ apiKey, baseURL, fetch: boundedFetch })(spec.modelId) },
+      };
     case "anthropic":
-      return { ok: true, value: { spec, model: createAnthropic({ apiKey, baseURL })(spec.modelId) } };
+      return {
+        ok: true,
+        value: { spec, model: createAnthropic({ apiKey, baseURL, fetch: boundedFetch })(spec.modelId) },
+      };
     case "openai":
       // chat completions: the protocol every OpenAI-compatible server speaks too
-      return { ok: true, value: { spec, model: createOpenAI({ apiKey, baseURL }).chat(spec.modelId) } };
+      return {
+        ok: true,
+        value: { spec, model: createOpenAI({ apiKey, baseURL, fetch: boundedFetch }).chat(spec.modelId) },
+      };
     case "openai-compatible": {
       if (baseURL === undefined) {
         return {
@@ -98,6 +108,7 @@ export function createLanguageModel(config: ModelConfig): Outcome<{ spec: ModelS
         baseURL,
         apiKey,
         includeUsage: true,
+        fetch: boundedFetch,
       });
       return { ok: true, value: { spec, model: provider.chatModel(spec.modelId) } };
     }

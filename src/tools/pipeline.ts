@@ -15,7 +15,12 @@ import {
 } from "./gates.js";
 import type { ToolRegistry } from "./registry.js";
 import { truncateText, truncationNotice } from "./truncate.js";
-import { describeValidationError, parseArgsObject } from "./validation.js";
+import {
+  describeValidationError,
+  oversizedArgumentBytes,
+  oversizedArgumentsMessage,
+  parseArgsObject,
+} from "./validation.js";
 
 export interface ToolCallRequest {
   name: string;
@@ -76,6 +81,15 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
     }
 
     // 2. validation
+    const oversized = oversizedArgumentBytes(request.args);
+    if (oversized !== undefined)
+      return errorResult(
+        "too_large",
+        oversizedArgumentsMessage(`This ${name} call's arguments are ${oversized} bytes`),
+        {
+          argumentBytes: oversized,
+        },
+      );
     const parsedJson = parseArgsObject(request.args);
     if (!parsedJson.ok)
       return errorResult("invalid_arguments", `Invalid arguments for ${name}: ${parsedJson.message}`);

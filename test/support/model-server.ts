@@ -29,6 +29,11 @@ export type ScriptedTurn =
       drop?: boolean;
       /** Checks the request; a thrown error becomes a recorded failure and a 500. */
       expect?: (request: RecordedRequest) => void;
+      /**
+       * After the text, a call of this tool whose string argument `field` never ends: argument bytes are
+       * sent (as fast as the client reads them) until the client hangs up.
+       */
+      endlessToolCall?: { name: string; field: string };
     }
   | { error: { status: number; message?: string; retryAfterSeconds?: number } }
   /** Sends the headers and then nothing, until the client gives up. */
@@ -52,8 +57,11 @@ export interface ModelServer {
   readonly failures: string[];
   /** Turns not yet served. */
   readonly remaining: number;
-  /** Responses served and the server's own time spent on them (body parse to last byte written). */
-  readonly stats: { responses: number; serveMs: number };
+  /**
+   * Responses served and the server's own time spent on them (body parse to last byte written);
+   * `endlessBytes`: argument bytes an `endlessToolCall` turn sent before the client hung up.
+   */
+  readonly stats: { responses: number; serveMs: number; endlessBytes: number };
   /** Appends turns to the script. */
   script(...turns: ScriptedTurn[]): void;
   /** Fails when a request was unexpected or a scripted turn was never asked for. */
@@ -74,7 +82,7 @@ export async function startModelServer(
   options: ModelServerOptions = {},
 ): Promise<ModelServer> {
   const queue = [...turns];
-  const stats = { responses: 0, serveMs: 0 };
+  const stats = { responses: 0, serveMs: 0, endlessBytes: 0 };
   let requestCount = 0;
   const requests: RecordedRequest[] = [];
   const failures: string[] = [];
@@ -118,6 +126,10 @@ export async function startModelServer(
       failures.push(failure);
       res.writeHead(500, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: `scripted model server: ${failure}` } }));
+      return;
+    }
+    if ("endlessToolCall" in turn && turn.endlessToolCall) {
+      stats.endlessBytes += await streamEndlessCall(protocol, turn, turn.endlessToolCall, res);
       return;
     }
     await respond(protocol, turn, res, body);
@@ -349,4 +361,96 @@ function geminiFrames(turn: TextTurn): string[] {
     }),
   );
   return frames;
+}
+
+/** Bytes of the never-ending argument per write. */
+const ENDLESS_CHUNK = "a".repeat(64 * 1024);
+
+/** Streams a turn whose one tool call has an argument without end; resolves with the argument bytes sent once the client hangs up. */
+async function streamEndlessCall(
+  protocol: Protocol,
+  turn: TextTurn,
+  call: { name: string; field: string },
+  res: ServerResponse,
+): Promise<number> {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const opening =
+    protocol === "openai"
+      ? openAiFrames({ text: turn.text }, "scripted-model").slice(0, -3)
+      : protocol === "anthropic"
+        ? anthropicFrames({ text: turn.text }, "scripted-model").slice(0, -2)
+        : [];
+  for (const frame of opening) res.write(frame);
+  const head = `{${JSON.stringify(call.field)}:"`;
+  const openai = (args: string) =>
+    sse({
+      id: "chatcmpl-scripted",
+      object: "chat.completion.chunk",
+      created: 1,
+      model: "scripted-model",
+      choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: args } }] } }],
+    });
+  const anthropic = (json: string) =>
+    namedSse({
+      type: "content_block_delta",
+      index: 1,
+      delta: { type: "input_json_delta", partial_json: json },
+    });
+  if (protocol === "openai") {
+    res.write(
+      sse({
+        id: "chatcmpl-scripted",
+        object: "chat.completion.chunk",
+        created: 1,
+        model: "scripted-model",
+        choices: [
+          {
+            index: 0,
+            delta: {
+              tool_calls: [
+                {
+                  index: 0,
+                  id: "call_endless",
+                  type: "function",
+                  function: { name: call.name, arguments: "" },
+                },
+              ],
+            },
+          },
+        ],
+      }),
+    );
+    res.write(openai(head));
+  } else if (protocol === "anthropic") {
+    res.write(
+      namedSse({
+        type: "content_block_start",
+        index: 1,
+        content_block: { type: "tool_use", id: "toolu_endless", name: call.name, input: {} },
+      }),
+    );
+    res.write(anthropic(head));
+  } else {
+    // Gemini sends a call whole, in one frame: this one's line never ends
+    res.write(
+      `data: {"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":${JSON.stringify(call.name)},"args":${head}`,
+    );
+  }
+  const frame =
+    protocol === "openai"
+      ? openai(ENDLESS_CHUNK)
+      : protocol === "anthropic"
+        ? anthropic(ENDLESS_CHUNK)
+        : ENDLESS_CHUNK;
+  let sent = 0;
+  while (!res.destroyed && !res.writableEnded) {
+    sent += ENDLESS_CHUNK.length;
+    if (!res.write(frame)) {
+      await new Promise<void>((resolve) => {
+        res.once("drain", resolve);
+        res.once("close", resolve);
+      });
+    }
+  }
+  return sent;
 }
