@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import type { Readable } from "node:stream";
+import { pidNamespacePrefix } from "./pid-namespace.js";
 
 export interface CommandHookRequest {
   command: string;
@@ -31,14 +32,18 @@ const SHELL = existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
 // inherited stdout must not hold the call.
 const DRAIN_AFTER_EXIT_MS = 50;
 
-/** Runs one command hook through the shell in its own process group, so a timeout kills the whole tree. */
+/**
+ * Runs one command hook through the shell in a PID namespace of its own (pid-namespace.ts) and its own
+ * process group: a timeout, and the hook's own exit, end every process it started.
+ */
 export function runCommandHook(request: CommandHookRequest): Promise<CommandHookOutcome> {
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
       // loaded on the first hook run: child_process is one of the costlier built-ins to start with
       const { spawn } = process.getBuiltinModule("node:child_process");
-      child = spawn(SHELL, ["-c", request.command], {
+      const [program, ...args] = [...pidNamespacePrefix(), SHELL, "-c", request.command];
+      child = spawn(program as string, args, {
         cwd: request.cwd,
         env: request.env,
         detached: true,

@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
+import { pidsWith, uniqueMarker, waitFor } from "../tools/exec/helpers.js";
 import { hookHarness, hooksJson } from "./support.js";
 
 let ws: TempWorkspace;
@@ -19,20 +19,16 @@ function preHook(command: string, extra: Record<string, unknown> = {}, timeout =
 
 const call = { name: "run_command", args: { CommandLine: "echo hi" } };
 
-/** Gone means no such process, or a zombie waiting to be reaped. */
-function isGone(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return true;
-  }
+/** Shell that starts `sleep <marker>` in a session of its own (out of the hook's process group) and waits until it runs. */
+function startDetached(marker: string): string {
+  return `(setsid sh -c 'touch started; exec sleep ${marker}' > /dev/null 2>&1 &); until [ -e started ]; do sleep 0.01; done`;
 }
 
 describe("command hooks: failures are fail-open and logged with the hook's name", () => {
   it("kills a hook that hangs past its timeout, with its child processes, and allows the call", async () => {
+    const marker = uniqueMarker();
     ws = await createTempWorkspace({
-      ".agents/hooks.json": preHook("echo $$ > hook.pid; sleep 30 & echo $! > child.pid; wait", {}, 0.5),
+      ".agents/hooks.json": preHook(`sleep ${marker} & wait`, {}, 0.5),
     });
     const { pipeline, log, commands } = hookHarness(ws);
     const started = Date.now();
@@ -42,28 +38,45 @@ describe("command hooks: failures are fail-open and logged with the hook's name"
     expect(commands).toEqual(["echo hi"]);
     expect(log).toEqual(["hook gate: timed out after 0.5 s (fail-open: allowed)"]);
     expect(result.metadata.hookWarnings).toEqual(log);
-    const hookPid = Number(await readFile(`${ws.root}/hook.pid`, "utf8"));
-    const childPid = Number(await readFile(`${ws.root}/child.pid`, "utf8"));
-    await new Promise((resolve) => setTimeout(resolve, 400)); // past the SIGTERM→SIGKILL grace
-    expect(isGone(hookPid)).toBe(true);
-    expect(isGone(childPid)).toBe(true);
+    // the hook's shell and its child: every process whose command line names the marker
+    expect(await waitFor(() => pidsWith(marker).length === 0)).toBe(true);
   });
 
   it("SIGKILLs a process group that ignores SIGTERM", async () => {
+    const marker = uniqueMarker();
     ws = await createTempWorkspace({
-      ".agents/hooks.json": preHook(
-        "trap '' TERM; echo $$ > hook.pid; sleep 30 & echo $! > child.pid; wait",
-        {},
-        0.3,
-      ),
+      ".agents/hooks.json": preHook(`trap '' TERM; sleep ${marker} & wait`, {}, 0.3),
     });
     const { pipeline, log } = hookHarness(ws);
     await pipeline.run(call);
     expect(log[0]).toContain("timed out after 0.3 s");
-    const childPid = Number(await readFile(`${ws.root}/child.pid`, "utf8"));
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(isGone(Number(await readFile(`${ws.root}/hook.pid`, "utf8")))).toBe(true);
-    expect(isGone(childPid)).toBe(true);
+    expect(await waitFor(() => pidsWith(marker).length === 0)).toBe(true);
+  });
+
+  it("ends every descendant of a hook that times out, setsid grandchildren included", async () => {
+    const [detached, child] = [uniqueMarker(), uniqueMarker()];
+    ws = await createTempWorkspace({
+      ".agents/hooks.json": preHook(`${startDetached(detached)}; sleep ${child}`, {}, 1),
+    });
+    const { pipeline, log } = hookHarness(ws);
+    await pipeline.run(call);
+    expect(log).toEqual(["hook gate: timed out after 1 s (fail-open: allowed)"]);
+    expect(existsSync(`${ws.root}/started`)).toBe(true);
+    expect(await waitFor(() => pidsWith(detached).length + pidsWith(child).length === 0)).toBe(true);
+  });
+
+  it("leaves no process behind when a hook exits, not even a setsid grandchild", async () => {
+    const detached = uniqueMarker();
+    ws = await createTempWorkspace({
+      ".agents/hooks.json": preHook(
+        `${startDetached(detached)}; echo '{"decision":"deny","reason":"checked"}'`,
+      ),
+    });
+    const { pipeline } = hookHarness(ws);
+    const result = await pipeline.run(call);
+    expect(result.text).toBe("Denied by hook gate: checked");
+    expect(existsSync(`${ws.root}/started`)).toBe(true);
+    expect(await waitFor(() => pidsWith(detached).length === 0)).toBe(true);
   });
 
   it("allows the call when the hook exits 1, and logs the exit code and stderr", async () => {
@@ -216,7 +229,8 @@ describe("command hooks: failures are fail-open and logged with the hook's name"
   });
 
   it("kills a running hook when the call is aborted", async () => {
-    ws = await createTempWorkspace({ ".agents/hooks.json": preHook("echo $$ > hook.pid; sleep 30", {}, 30) });
+    const marker = uniqueMarker();
+    ws = await createTempWorkspace({ ".agents/hooks.json": preHook(`sleep ${marker}`, {}, 30) });
     const { pipeline, log } = hookHarness(ws);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
@@ -225,8 +239,7 @@ describe("command hooks: failures are fail-open and logged with the hook's name"
     expect(Date.now() - started).toBeLessThan(3000);
     expect(result.errorCode).toBe("aborted");
     expect(log).toEqual(["hook gate: aborted (fail-open: allowed)"]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(isGone(Number(await readFile(`${ws.root}/hook.pid`, "utf8")))).toBe(true);
+    expect(await waitFor(() => pidsWith(marker).length === 0)).toBe(true);
   });
 
   it("does not start the hooks still to come once the call is aborted", async () => {
