@@ -2,6 +2,7 @@ import { realpathSync } from "node:fs";
 import path from "node:path";
 import ignore from "ignore";
 import type { SafetyLevel } from "../tools/contract.js";
+import { hostCovers, isLoopbackHost } from "../tools/web/address.js";
 
 /**
  * Permission rules in Claude Code's syntax (SPEC §5): `Tool` or `Tool(specifier)`.
@@ -118,7 +119,7 @@ function specifierMatcher(
         return candidates.some((abs) => abs !== undefined && paths?.(abs, value.directory, mode));
       }
       case "url":
-        return value.host !== undefined && domainMatches(specifier, value.host);
+        return value.host !== undefined && domainMatches(specifier, value.host, mode);
       case "none":
         return false;
     }
@@ -199,12 +200,16 @@ function pathMatcher(
   };
 }
 
-/** `domain:example.com` covers example.com and its subdomains. */
-function domainMatches(specifier: string, host: string): boolean {
+/**
+ * `domain:example.com` covers example.com and its subdomains, whatever the spelling of the host
+ * (`[::ffff:127.0.0.1]` and `2130706433` are 127.0.0.1). A deny or ask rule for a loopback host covers
+ * every loopback host: `deny WebFetch(domain:localhost)` means no local server, `127.0.0.2` included.
+ */
+function domainMatches(specifier: string, host: string, mode: "strict" | "loose"): boolean {
   if (!specifier.startsWith("domain:")) return false;
-  const domain = specifier.slice("domain:".length).trim().toLowerCase().replace(/^\*\./, "");
-  const name = host.toLowerCase();
-  return name === domain || name.endsWith(`.${domain}`);
+  const domain = specifier.slice("domain:".length).trim();
+  if (hostCovers(domain, host)) return true;
+  return mode === "loose" && isLoopbackHost(domain) && isLoopbackHost(host);
 }
 
 function realOrSelf(folder: string): string {

@@ -1,3 +1,8 @@
+import { isIP } from "node:net";
+import type { Readable } from "node:stream";
+import { isIpAddress, normalizeHost } from "./address.js";
+import { type HostResolver, type ResolvedAddress, requestPinned, systemResolver } from "./pinned-request.js";
+
 /** Redirects read_url_content follows itself, all on the host the permission rules already judged. */
 export const MAX_REDIRECTS = 5;
 
@@ -28,7 +33,7 @@ export interface CrossHostRedirect {
 
 export type FetchFailure = {
   kind: "failure";
-  code: "timeout" | "aborted" | "unavailable" | "execution_failed";
+  code: "timeout" | "aborted" | "unavailable" | "execution_failed" | "denied";
   message: string;
 };
 
@@ -39,40 +44,55 @@ export interface FetchLimits {
   maxBytes: number;
 }
 
+/** Judges where a fetch may connect: asked on every hop, before the connection, with the addresses it will use. */
+export interface AddressGuard {
+  /** Why `url` may not be fetched from these addresses (a refusal for the model), or undefined when it may. */
+  refuse(url: URL, addresses: readonly ResolvedAddress[]): string | undefined;
+  /** How names become addresses (default: the system resolver). */
+  resolve?: HostResolver;
+}
+
+const REQUEST_HEADERS = {
+  accept: "text/html, application/xhtml+xml, text/markdown, text/plain, application/json, */*;q=0.5",
+  "user-agent": "Gantry read_url_content",
+};
+
 /**
  * GETs `url`, following at most MAX_REDIRECTS redirects that stay on its host, and reads at most
- * `maxBytes` of the body. One deadline covers redirects and the body; `signal` aborts it all.
+ * `maxBytes` of the body. Every hop resolves its host once, lets `guard` judge those addresses and
+ * connects to exactly them. One deadline covers redirects and the body; `signal` aborts it all.
  */
-export async function fetchPage(url: URL, limits: FetchLimits, signal: AbortSignal): Promise<FetchOutcome> {
+export async function fetchPage(
+  url: URL,
+  limits: FetchLimits,
+  signal: AbortSignal,
+  guard: AddressGuard,
+): Promise<FetchOutcome> {
   const deadline = AbortSignal.timeout(limits.timeoutMs);
   const combined = AbortSignal.any([signal, deadline]);
   try {
     let current = url;
     for (let redirects = 0; ; redirects++) {
-      const response = await fetch(current, {
-        redirect: "manual",
-        signal: combined,
-        headers: {
-          accept: "text/html, application/xhtml+xml, text/markdown, text/plain, application/json, */*;q=0.5",
-          "user-agent": "Gantry read_url_content",
-        },
-      });
+      const addresses = await addressesOf(current, guard.resolve ?? systemResolver);
+      const refusal = guard.refuse(current, addresses);
+      if (refusal !== undefined) return failure("denied", refusal);
+      const response = await requestPinned(current, addresses, REQUEST_HEADERS, combined);
       if (!REDIRECT_STATUSES.has(response.status)) {
-        const { body, truncated } = await readCapped(response, limits.maxBytes);
+        const { body, truncated } = await readCapped(response.body, limits.maxBytes);
         return {
           kind: "page",
           requestedUrl: url.href,
           finalUrl: current.href,
           status: response.status,
           statusText: response.statusText,
-          contentType: response.headers.get("content-type") ?? "",
+          contentType: headerText(response.headers["content-type"]),
           body,
           truncated,
           redirects,
         };
       }
-      await response.body?.cancel();
-      const location = response.headers.get("location");
+      response.body.destroy();
+      const location = headerText(response.headers.location);
       if (!location) {
         return failure("execution_failed", `${current.href} answered ${response.status} without a Location.`);
       }
@@ -104,25 +124,32 @@ export async function fetchPage(url: URL, limits: FetchLimits, signal: AbortSign
   }
 }
 
-/** Reads the body chunk by chunk and stops (cancelling the rest) once past `maxBytes`. */
-async function readCapped(response: Response, maxBytes: number) {
-  if (!response.body) return { body: new Uint8Array(0), truncated: false };
-  const reader = response.body.getReader();
+/** The addresses a URL's host stands for: an address literal as it is, a name through the resolver. */
+async function addressesOf(url: URL, resolve: HostResolver): Promise<ResolvedAddress[]> {
+  const host = normalizeHost(url.hostname);
+  if (isIpAddress(host)) return [{ address: host, family: isIP(host) }];
+  return resolve(host);
+}
+
+function headerText(value: string | string[] | undefined): string {
+  return Array.isArray(value) ? (value[0] ?? "") : (value ?? "");
+}
+
+/** Reads the body chunk by chunk and stops (ending the download) once past `maxBytes`. */
+async function readCapped(body: Readable, maxBytes: number) {
   const chunks: Uint8Array[] = [];
   let size = 0;
   let truncated = false;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (size + value.byteLength > maxBytes) {
-      chunks.push(value.subarray(0, maxBytes - size));
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    if (size + chunk.byteLength > maxBytes) {
+      chunks.push(chunk.subarray(0, maxBytes - size));
       size = maxBytes;
       truncated = true;
-      await reader.cancel();
+      body.destroy();
       break;
     }
-    chunks.push(value);
-    size += value.byteLength;
+    chunks.push(chunk);
+    size += chunk.byteLength;
   }
   return { body: concatChunks(chunks, size), truncated };
 }
@@ -155,11 +182,9 @@ export function staysOnHost(from: URL, to: URL): boolean {
 function describeFetchError(cause: unknown): string {
   if (!(cause instanceof Error)) return String(cause);
   const inner = (cause as Error & { cause?: unknown }).cause;
-  if (inner instanceof Error) {
-    const code = (inner as NodeJS.ErrnoException).code;
-    return code ? `${inner.message} (${code})` : inner.message;
-  }
-  return cause.message;
+  const error = inner instanceof Error ? inner : cause;
+  const code = (error as NodeJS.ErrnoException).code;
+  return code && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
 }
 
 function failure(code: FetchFailure["code"], message: string): FetchFailure {

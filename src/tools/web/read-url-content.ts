@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineTool, errorResult, okResult, type ToolErrorCode, type ToolResult } from "../contract.js";
 import type { ToolEnvironment } from "../environment.js";
 import { type CrossHostRedirect, type FetchedPage, fetchPage } from "./fetch-page.js";
+import { createNetworkGuard } from "./network-guard.js";
 import { classifyPage, decodeBody, mediaTypeOf } from "./page-text.js";
 import { type ResolvedWebSettings, resolveWebSettings } from "./settings.js";
 import { htmlToMarkdown, type MarkdownOutcome } from "./to-markdown.js";
@@ -20,11 +21,15 @@ const ERROR_EXCERPT_CHARS = 500;
 /** `read_url_content`: one web page, as Markdown (HTML) or as text (plain text, JSON, XML). */
 export function createReadUrlContentTool(env: ToolEnvironment) {
   const limits = resolveWebSettings(env.settings.web);
+  const guard = createNetworkGuard({
+    allowPrivateNetwork: limits.allowPrivateNetwork,
+    permissions: env.permissions,
+  });
   return defineTool({
     spec: {
       name: "read_url_content",
       description:
-        "Fetch a web page over http or https and return it as Markdown (HTML pages) or text (plain text, Markdown, JSON, XML). Images, PDFs and other binary content are refused. Redirects on the same host are followed; a redirect to another host is reported so you can fetch the new URL with another call. Long pages are cut.",
+        "Fetch a web page over http or https and return it as Markdown (HTML pages) or text (plain text, Markdown, JSON, XML). Images, PDFs and other binary content are refused. Redirects on the same host are followed; a redirect to another host is reported so you can fetch the new URL with another call. Long pages are cut. Addresses of this machine, of private networks and of cloud metadata services are refused unless the user allowed them.",
       parameters: ReadUrlContentParameters,
       safety: "network",
       group: "WebFetch",
@@ -34,7 +39,7 @@ export function createReadUrlContentTool(env: ToolEnvironment) {
       const url = parseHttpUrl(args.Url);
       if (!url.ok) return errorResult("invalid_arguments", url.message, { url: args.Url });
       const started = Date.now();
-      const outcome = await fetchPage(url.value, limits, ctx.signal);
+      const outcome = await fetchPage(url.value, limits, ctx.signal, guard);
       if (outcome.kind === "failure") return errorResult(outcome.code, outcome.message, { url: args.Url });
       if (outcome.kind === "redirect") return redirectResult(args.Url, outcome);
       // one limit covers the whole call: what the fetch left of it is what the conversion may take

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** The `web` section of .agents/settings.json: how read_url_content bounds a fetch. */
+/** The `web` section of .agents/settings.json: how read_url_content bounds a fetch, and where it may connect. */
 export const WebSettingsSchema = z.strictObject({
   timeoutMs: z
     .number()
@@ -14,12 +14,20 @@ export const WebSettingsSchema = z.strictObject({
     .positive()
     .optional()
     .describe("bytes of a response body read at most (default 5242880); past it the page is cut"),
+  allowPrivateNetwork: z
+    .union([z.boolean(), z.array(z.string())])
+    .optional()
+    .describe(
+      "true, or the hosts (names, addresses, CIDR ranges such as 10.0.0.0/8) read_url_content may reach on loopback, private, link-local or metadata addresses; default: none",
+    ),
 });
 export type WebSettings = z.infer<typeof WebSettingsSchema>;
 
 export interface ResolvedWebSettings {
   timeoutMs: number;
   maxBytes: number;
+  /** true: every private address; a list: those hosts only; empty: none. */
+  allowPrivateNetwork: true | readonly string[];
 }
 
 export const DEFAULT_WEB_TIMEOUT_MS = 30_000;
@@ -29,5 +37,6 @@ export function resolveWebSettings(settings: WebSettings = {}): ResolvedWebSetti
   return {
     timeoutMs: settings.timeoutMs ?? DEFAULT_WEB_TIMEOUT_MS,
     maxBytes: settings.maxBytes ?? DEFAULT_WEB_MAX_BYTES,
+    allowPrivateNetwork: settings.allowPrivateNetwork === true ? true : settings.allowPrivateNetwork || [],
   };
 }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { createGantrySession, type GantryOptions, type GantrySession } from "../../../src/gantry.js";
 import { staysOnHost } from "../../../src/tools/web/fetch-page.js";
@@ -49,9 +50,16 @@ function redirect(location: string, status = 302): Handler {
   };
 }
 
+/** A session whose read_url_content may reach the test servers on 127.0.0.1 (web.allowPrivateNetwork). */
 async function open(options: Omit<GantryOptions, "workspace" | "home"> = {}) {
   ws = await createTempWorkspace();
-  session = createGantrySession({ workspace: ws.root, home: ws.home, ...options });
+  const settings = options.settings ?? {};
+  session = createGantrySession({
+    workspace: ws.root,
+    home: ws.home,
+    ...options,
+    settings: { ...settings, web: { allowPrivateNetwork: ["127.0.0.1"], ...settings.web } },
+  });
   const s = session;
   return (Url: string, signal?: AbortSignal) =>
     s.pipeline.run({ name: "read_url_content", args: { Url } }, { signal });
@@ -124,6 +132,28 @@ describe("read_url_content", () => {
     const bogus = await fetchUrl(`${base}/bogus`);
     expect(bogus.text).toContain('[unknown charset "x-no-such-charset": decoded as utf-8]');
     expect(bogus.text).toContain("plain ascii");
+  });
+
+  it("decodes a gzip, deflate or brotli compressed body", async () => {
+    const page = "compressed page text\n".repeat(50);
+    const encoded =
+      (encoding: string, body: Buffer): Handler =>
+      (_request, response) => {
+        response.writeHead(200, { "content-type": "text/plain", "content-encoding": encoding });
+        response.end(body);
+      };
+    const base = await serve({
+      "/gzip": encoded("gzip", gzipSync(page)),
+      "/deflate": encoded("deflate", deflateSync(page)),
+      "/br": encoded("br", brotliCompressSync(page)),
+    });
+    const fetchUrl = await open();
+    for (const path of ["/gzip", "/deflate", "/br"]) {
+      const result = await fetchUrl(`${base}${path}`);
+      expect(result.error, path).toBe(false);
+      expect(result.metadata.bytes, path).toBe(page.length);
+      expect(result.text, path).toContain("compressed page text\ncompressed page text");
+    }
   });
 
   it("reports a 404 as an error with the status and the start of the page", async () => {

@@ -80,7 +80,10 @@ describe("read_url_content's time limit covers the conversion", () => {
 
   it("stops converting a huge page when web.timeoutMs runs out, and says so", async () => {
     ws = await createTempWorkspace();
-    await ws.write(".agents/settings.json", JSON.stringify({ web: { timeoutMs: 1_000 } }));
+    await ws.write(
+      ".agents/settings.json",
+      JSON.stringify({ web: { timeoutMs: 1_000, allowPrivateNetwork: ["127.0.0.1"] } }),
+    );
     const url = await serveHtml(bigPage(5));
     const { result } = await runGantryTool(
       "read_url_content",
@@ -99,6 +102,7 @@ describe("read_url_content's time limit covers the conversion", () => {
 
   it("reports a page nested too deeply instead of a bare stack overflow", async () => {
     ws = await createTempWorkspace();
+    await ws.write(".agents/settings.json", JSON.stringify({ web: { allowPrivateNetwork: ["127.0.0.1"] } }));
     const url = await serveHtml(deepPage());
     const { result } = await runGantryTool(
       "read_url_content",
