@@ -165,6 +165,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
       permissions,
       workspace,
       settings,
+      home: options.home,
       reads: createReadLedger(),
       inbox,
       lifecycle,

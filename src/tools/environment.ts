@@ -14,6 +14,8 @@ export interface SessionLifecycle {
 export interface ToolEnvironment {
   workspace: Workspace;
   settings: Settings;
+  /** The user's home folder as the session knows it (tests give a temp folder); default: the real one. */
+  home?: string;
   reads: ReadLedger;
   /** Where schedules and background agents deliver messages for the agent's next turn. */
   inbox: AgentInbox;

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import path from "node:path";
 import type { Settings } from "../../config/settings.js";
 import type { Workspace } from "../../workspace/workspace.js";
@@ -7,6 +8,7 @@ import { createOutputCapture, type OutputCapture } from "./output-buffer.js";
 import { spawnProcessTree } from "./process-tree.js";
 import { type RunningCommand, trackProcessTree } from "./running-command.js";
 import { type CommandSandbox, createCommandSandbox } from "./sandbox.js";
+import { scrubEnvironment } from "./sandbox-env.js";
 import { type ResolvedExecSettings, resolveExecSettings } from "./settings.js";
 import { createTaskBook, type TaskBook } from "./tasks.js";
 
@@ -40,7 +42,8 @@ export interface ExecRuntime {
   readonly disposed: boolean;
 }
 
-export function createExecRuntime(workspace: Workspace, settings: Settings): ExecRuntime {
+/** `home`: the session's home folder; its credential stores are hidden from sandboxed commands, as are the real home's. */
+export function createExecRuntime(workspace: Workspace, settings: Settings, home?: string): ExecRuntime {
   const resolved = resolveExecSettings(settings.exec);
   const sandboxed = settings.sandbox?.enabled === true;
   const sandbox: CommandSandbox | undefined = sandboxed
@@ -48,6 +51,7 @@ export function createExecRuntime(workspace: Workspace, settings: Settings): Exe
         workspace,
         settings: settings.sandbox ?? {},
         allowAgentConfigEdits: settings.allowAgentConfigEdits === true,
+        homes: [...new Set([home ?? homedir(), homedir()])],
       })
     : undefined;
   const sessionId = `${new Date().toISOString().slice(0, 10)}-${randomBytes(4).toString("hex")}`;
@@ -68,6 +72,8 @@ export function createExecRuntime(workspace: Workspace, settings: Settings): Exe
     GIT_TERMINAL_PROMPT: "0",
   };
   delete env.FORCE_COLOR;
+  // a sandboxed command gets no credential from the environment (sandbox-env.ts)
+  const commandEnv = sandbox ? scrubEnvironment(env, settings.sandbox?.env?.allow).env : env;
 
   function prepareLogFolder(): void {
     if (folderReady) return;
@@ -96,7 +102,7 @@ export function createExecRuntime(workspace: Workspace, settings: Settings): Exe
     const tree = spawnProcessTree({
       script,
       cwd,
-      env,
+      env: commandEnv,
       isolation: resolved.isolation,
       sandboxedCommand,
       stdin,
@@ -114,7 +120,7 @@ export function createExecRuntime(workspace: Workspace, settings: Settings): Exe
     settings: resolved,
     sandboxed,
     tasks,
-    env,
+    env: commandEnv,
     newCapture() {
       captures++;
       return createOutputCapture({

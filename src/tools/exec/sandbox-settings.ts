@@ -21,6 +21,17 @@ const SandboxOptionsSchema = z.strictObject(
       .array(z.string())
       .optional()
       .describe("absolute paths unreadable besides the workspace's secret files"),
+    env: z
+      .strictObject({
+        allow: z
+          .array(z.string())
+          .optional()
+          .describe(
+            'environment variables passed to sandboxed commands although they look like credentials, e.g. "NPM_TOKEN" or "MY_APP_*"',
+          ),
+      })
+      .optional()
+      .describe("the environment of sandboxed commands: keys, tokens, secrets and passwords are left out"),
   },
   { error: (issue) => (issue.code === "invalid_type" ? SANDBOX_FORMS : undefined) },
 );

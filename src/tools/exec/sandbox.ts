@@ -3,6 +3,13 @@ import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { PROTECTED_CONFIG_FOLDERS, PROTECTED_CONFIG_ROOT_FILES } from "../../workspace/protected.js";
 import type { Workspace } from "../../workspace/workspace.js";
+import {
+  enclosingGitEntry,
+  homeCredentialPaths,
+  homeGitConfigFiles,
+  maskedGitConfigs,
+  repositoryConfigFiles,
+} from "./sandbox-credentials.js";
 import type { SandboxSettings } from "./sandbox-settings.js";
 
 // loaded on first use: the runtime is large, and most sessions never sandbox
@@ -28,6 +35,8 @@ export interface SandboxOptions {
   log?: (line: string) => void;
   /** Entries the scan for secret files walks before it stops (default 50,000). */
   maxScannedEntries?: number;
+  /** Home folders whose credential stores (sandbox-credentials.ts) are hidden; default: none. */
+  homes?: readonly string[];
 }
 
 // The runtime is one per process (its proxies are shared); sessions share it and count references.
@@ -97,6 +106,13 @@ export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
           `sandbox: the scan for secret files stopped after ${secrets.scanned} entries of ${workspace.root}; secret files past them stay readable by commands (list them in sandbox.denyRead)`,
         );
       }
+      const homes = options.homes ?? [];
+      const gitConfigs = [
+        ...[enclosingGitEntry(workspace.root), ...secrets.nestedGitEntries].flatMap((entry) =>
+          entry ? repositoryConfigFiles(entry) : [],
+        ),
+        ...homeGitConfigFiles(homes, process.env),
+      ];
       const commandLine = await SandboxManager.wrapWithSandbox(
         command,
         "bash",
@@ -104,9 +120,11 @@ export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
           filesystem: {
             allowWrite: [workspace.root, ...(settings.allowWrite ?? [])],
             denyWrite: options.allowAgentConfigEdits ? [] : protectedConfigPaths(workspace),
-            denyRead: [...secrets.paths, ...(settings.denyRead ?? [])],
+            denyRead: [...secrets.paths, ...homeCredentialPaths(homes), ...(settings.denyRead ?? [])],
           },
           network: { allowedDomains: [], deniedDomains: settings.deniedDomains ?? [] },
+          // git reads these: shown with their credentials replaced, so git still works
+          credentials: { files: maskedGitConfigs(gitConfigs) },
         },
         undefined,
         { commandId, commandText: command },
@@ -153,14 +171,16 @@ const MAX_WALKED_ENTRIES = 50_000;
 
 /**
  * The workspace's secret files and folders, judged by the same guard as the file tools. `.git` is
- * left readable so git works inside the sandbox. Files created after the walk are not covered, and
- * the walk stops after `maxEntries` entries (`complete: false`: the caller says so).
+ * left readable so git works inside the sandbox (its credentials are masked: sandbox-credentials.ts);
+ * `nestedGitEntries` are the `.git` folders and files found below the root. Files created after the
+ * walk are not covered, and the walk stops after `maxEntries` entries (`complete: false`: the caller says so).
  */
 export function secretPathsIn(
   workspace: Workspace,
   maxEntries = MAX_WALKED_ENTRIES,
-): { paths: string[]; complete: boolean; scanned: number } {
+): { paths: string[]; complete: boolean; scanned: number; nestedGitEntries: string[] } {
   const paths: string[] = [];
+  const nestedGitEntries: string[] = [];
   let scanned = 0;
   let complete = true;
   const walk = (folder: string, rel: string) => {
@@ -177,6 +197,7 @@ export function secretPathsIn(
       }
       scanned++;
       const entryRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      if (entry.name === ".git" && rel !== "") nestedGitEntries.push(path.join(folder, entry.name));
       if (SKIPPED_FOLDERS.has(entry.name)) continue;
       if (workspace.secrets.isSecret(entryRel)) {
         paths.push(path.join(folder, entry.name));
@@ -186,5 +207,5 @@ export function secretPathsIn(
     }
   };
   walk(workspace.root, "");
-  return { paths, complete, scanned };
+  return { paths, complete, scanned, nestedGitEntries };
 }
