@@ -191,7 +191,9 @@ describe.skipIf(unavailable !== undefined)("the sandbox scrubs the environment",
         env: { HOME: home, ...ENV },
         extra: [...extra, "--approval-mode", "yolo"],
       });
-    const inside = (await run(sandboxed.ws.root, sandboxed.ws.home, ["--sandbox"])).result;
+    // sandbox.env.allow loosens the sandbox: a workspace sets it only when trusted
+    const inside = (await run(sandboxed.ws.root, sandboxed.ws.home, ["--sandbox", "--trust"])).result;
+    const untrusted = (await run(sandboxed.ws.root, sandboxed.ws.home, ["--sandbox"])).result;
     const outside = (await run(open.ws.root, open.ws.home, [])).result;
     expect(inside.metadata.sandboxed).toBe(true);
     for (const [name, value] of hidden) {
@@ -200,6 +202,8 @@ describe.skipIf(unavailable !== undefined)("the sandbox scrubs the environment",
     }
     expect(inside.text).toContain("KEEP_THIS_TOKEN=val-kept-by-setting");
     expect(inside.text).toContain("PLAIN_SETTING=val-plain");
+    expect(untrusted.text).not.toContain("val-kept-by-setting");
+    expect(untrusted.text).toContain("PLAIN_SETTING=val-plain");
   });
 });
 

@@ -7,6 +7,7 @@ import type { ApprovalMode } from "../../../src/policy/modes.js";
 import { fetchPage } from "../../../src/tools/web/fetch-page.js";
 import { createNetworkGuard } from "../../../src/tools/web/network-guard.js";
 import type { HostResolver } from "../../../src/tools/web/pinned-request.js";
+import { runGantryTool } from "../../support/cli.js";
 import { createTempWorkspace, type TempWorkspace } from "../../support/workspace.js";
 
 /** Real servers on 127.0.0.1, 127.0.0.2 and ::1, all on one port, each answering with its own name. */
@@ -162,6 +163,30 @@ describe("read_url_content refuses this machine and private networks", () => {
     const refused = await bare(`http://127.0.0.1:${port}/`);
     expect(refused.errorCode).toBe("denied");
     expect(refused.text).toContain("loopback");
+  });
+});
+
+describe("web.allowPrivateNetwork loosens the guard", () => {
+  it("counts in a workspace's settings only when the workspace is trusted", async () => {
+    ws = await createTempWorkspace({
+      ".agents/settings.json": JSON.stringify({ web: { allowPrivateNetwork: true } }),
+    });
+    const fetchOnce = async (extra: string[]) =>
+      (
+        await runGantryTool(
+          "read_url_content",
+          { Url: `http://127.0.0.1:${port}/` },
+          {
+            workspace: ws?.root as string,
+            env: { HOME: ws?.home },
+            extra: ["--approval-mode", "yolo", ...extra],
+          },
+        )
+      ).result;
+    const untrusted = await fetchOnce([]);
+    expect(untrusted.errorCode).toBe("denied");
+    expect(untrusted.text).toContain("loopback");
+    expect((await fetchOnce(["--trust"])).text).toContain("served by 127.0.0.1");
   });
 });
 

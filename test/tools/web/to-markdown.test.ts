@@ -91,7 +91,7 @@ describe("read_url_content's time limit covers the conversion", () => {
       {
         workspace: ws.root,
         env: { HOME: ws.home },
-        extra: ["--approval-mode", "yolo"],
+        extra: ["--approval-mode", "yolo", "--trust"],
       },
     );
     expect(result).toMatchObject({ error: true, errorCode: "timeout" });
@@ -110,7 +110,7 @@ describe("read_url_content's time limit covers the conversion", () => {
       {
         workspace: ws.root,
         env: { HOME: ws.home },
-        extra: ["--approval-mode", "yolo"],
+        extra: ["--approval-mode", "yolo", "--trust"],
       },
     );
     expect(result).toMatchObject({ error: true, errorCode: "execution_failed" });
