@@ -21,7 +21,12 @@ export function pidNamespacePrefix(): string[] {
   const works = (argv: string[]) =>
     spawnSync(argv[0] as string, [...argv.slice(1), "true"], { stdio: "ignore", timeout: 5_000 }).status ===
     0;
-  const bwrap = pidNamespaceArgs();
-  prefix = CANDIDATES.find(works) ?? (bwrap ? ["bwrap", ...bwrap, "--"] : []);
+  prefix = CANDIDATES.find(works) ?? bwrapPrefix();
   return prefix;
+}
+
+/** The PID namespace run_command makes with bubblewrap (probed only when unshare cannot make one). */
+function bwrapPrefix(): string[] {
+  const args = pidNamespaceArgs();
+  return args ? ["bwrap", ...args, "--"] : [];
 }
