@@ -51,21 +51,9 @@ async function* streamModelTurn(
   let failure: unknown;
   // ends the provider's stream when a call's arguments grow past the limit
   const cut = new AbortController();
-  const argumentBytes = new Map<string, { name: string; bytes: number }>();
-  const result = streamText({
-    model,
-    instructions: request.system,
-    messages: toModelMessages(request.messages, {
-      toolsDeclared: request.tools.length > 0,
-      imagesInToolResults,
-    }),
-    tools: declareTools(request.tools),
-    abortSignal: AbortSignal.any([request.signal, cut.signal]),
-    // the harness retries (src/agent/retry.ts), so the SDK must not
-    maxRetries: 0,
-    onError: ({ error }) => {
-      failure = error;
-    },
+  const meter = argumentMeter();
+  const result = startStream(model, request, imagesInToolResults, cut.signal, (error) => {
+    failure = error;
   });
   let finished = false;
   try {
@@ -75,16 +63,13 @@ async function* streamModelTurn(
           if (part.text) yield { type: "text_delta", text: part.text };
           break;
         case "tool-input-start":
-          argumentBytes.set(part.id, { name: part.toolName, bytes: 0 });
+          meter.start(part.id, part.toolName);
           break;
         case "tool-input-delta": {
-          const input = argumentBytes.get(part.id);
-          if (!input) break;
-          input.bytes += Buffer.byteLength(part.delta);
-          if (input.bytes <= MAX_TOOL_ARGUMENT_BYTES) break;
+          const cutOff = meter.add(part.id, part.delta);
+          if (!cutOff) break;
           cut.abort();
-          yield cutOffCall(part.id, input.name);
-          yield { type: "finish", usage: { inputTokens: 0, outputTokens: 0 }, finishReason: "length" };
+          yield* cutOff;
           return;
         }
         case "tool-call":
@@ -118,10 +103,54 @@ async function* streamModelTurn(
   }
 }
 
-/** A call whose arguments grew past the limit while streaming: answered with an error, never run. */
-function cutOffCall(callId: string, name: string): ModelStreamPart {
-  const what = `The arguments of this ${name} call grew past ${MAX_TOOL_ARGUMENT_BYTES} bytes while you were still sending them, so your answer was cut there`;
-  return { type: "tool_call", call: { callId, name, args: {} }, refused: oversizedArgumentsMessage(what) };
+function startStream(
+  model: LanguageModel,
+  request: ModelTurnRequest,
+  imagesInToolResults: boolean,
+  cut: AbortSignal,
+  onError: (error: unknown) => void,
+) {
+  return streamText({
+    model,
+    instructions: request.system,
+    messages: toModelMessages(request.messages, {
+      toolsDeclared: request.tools.length > 0,
+      imagesInToolResults,
+    }),
+    tools: declareTools(request.tools),
+    abortSignal: AbortSignal.any([request.signal, cut]),
+    // the harness retries (src/agent/retry.ts), so the SDK must not
+    maxRetries: 0,
+    onError: ({ error }) => onError(error),
+  });
+}
+
+/**
+ * Counts the argument bytes of each call as they stream. The delta that takes a call past the limit
+ * yields the turn's end: the call, answered with an error and never run, then a finish.
+ */
+function argumentMeter() {
+  const calls = new Map<string, { name: string; bytes: number }>();
+  return {
+    start(callId: string, name: string) {
+      calls.set(callId, { name, bytes: 0 });
+    },
+    add(callId: string, delta: string): ModelStreamPart[] | undefined {
+      const call = calls.get(callId);
+      if (!call) return undefined;
+      call.bytes += Buffer.byteLength(delta);
+      if (call.bytes <= MAX_TOOL_ARGUMENT_BYTES) return undefined;
+      const what = `The arguments of this ${call.name} call grew past ${MAX_TOOL_ARGUMENT_BYTES} bytes while you were still sending them, so your answer was cut there`;
+      return [
+        {
+          type: "tool_call",
+          call: { callId, name: call.name, args: {} },
+          refused: oversizedArgumentsMessage(what),
+        },
+        { type: "finish", usage: { inputTokens: 0, outputTokens: 0 }, finishReason: "length" },
+      ];
+    },
+  };
 }
 
 /** The same declarations every turn: converted once per list. */
