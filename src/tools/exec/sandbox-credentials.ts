@@ -6,6 +6,25 @@ import path from "node:path";
  * stores in the user's home, and the credentials inside git's configuration files.
  */
 
+/**
+ * What one sandboxed command may not see: the home folders' credential stores (`denyRead`), and every
+ * git configuration file git will read, with its credentials masked (`masked`): the repository holding
+ * `root`, the `.git` entries found below it, and the users' own git configs.
+ */
+export function credentialRules(
+  root: string,
+  nestedGitEntries: readonly string[],
+  homes: readonly string[],
+): { denyRead: string[]; masked: MaskedFile[] } {
+  const gitConfigs = [
+    ...[enclosingGitEntry(root), ...nestedGitEntries].flatMap((entry) =>
+      entry ? repositoryConfigFiles(entry) : [],
+    ),
+    ...homeGitConfigFiles(homes, process.env),
+  ];
+  return { denyRead: homeCredentialPaths(homes), masked: maskedGitConfigs(gitConfigs) };
+}
+
 /** Home-relative stores of keys, tokens and passwords: hidden from sandboxed commands. */
 export const HOME_CREDENTIAL_STORES = [
   ".ssh",

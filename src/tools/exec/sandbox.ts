@@ -3,13 +3,7 @@ import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { PROTECTED_CONFIG_FOLDERS, PROTECTED_CONFIG_ROOT_FILES } from "../../workspace/protected.js";
 import type { Workspace } from "../../workspace/workspace.js";
-import {
-  enclosingGitEntry,
-  homeCredentialPaths,
-  homeGitConfigFiles,
-  maskedGitConfigs,
-  repositoryConfigFiles,
-} from "./sandbox-credentials.js";
+import { credentialRules } from "./sandbox-credentials.js";
 import type { SandboxSettings } from "./sandbox-settings.js";
 
 // loaded on first use: the runtime is large, and most sessions never sandbox
@@ -106,13 +100,7 @@ export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
           `sandbox: the scan for secret files stopped after ${secrets.scanned} entries of ${workspace.root}; secret files past them stay readable by commands (list them in sandbox.denyRead)`,
         );
       }
-      const homes = options.homes ?? [];
-      const gitConfigs = [
-        ...[enclosingGitEntry(workspace.root), ...secrets.nestedGitEntries].flatMap((entry) =>
-          entry ? repositoryConfigFiles(entry) : [],
-        ),
-        ...homeGitConfigFiles(homes, process.env),
-      ];
+      const credentials = credentialRules(workspace.root, secrets.nestedGitEntries, options.homes ?? []);
       const commandLine = await SandboxManager.wrapWithSandbox(
         command,
         "bash",
@@ -120,11 +108,10 @@ export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
           filesystem: {
             allowWrite: [workspace.root, ...(settings.allowWrite ?? [])],
             denyWrite: options.allowAgentConfigEdits ? [] : protectedConfigPaths(workspace),
-            denyRead: [...secrets.paths, ...homeCredentialPaths(homes), ...(settings.denyRead ?? [])],
+            denyRead: [...secrets.paths, ...credentials.denyRead, ...(settings.denyRead ?? [])],
           },
           network: { allowedDomains: [], deniedDomains: settings.deniedDomains ?? [] },
-          // git reads these: shown with their credentials replaced, so git still works
-          credentials: { files: maskedGitConfigs(gitConfigs) },
+          credentials: { files: credentials.masked },
         },
         undefined,
         { commandId, commandText: command },
