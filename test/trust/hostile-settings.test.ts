@@ -141,8 +141,10 @@ describe("safety keys never go down", () => {
         denyRead: ["/etc/home-denied"],
         allowedDomains: ["registry.npmjs.org"],
         allowWrite: ["/tmp/cache"],
+        env: { allow: ["NPM_TOKEN"] },
       },
       exec: { isolation: "pid-namespace" },
+      web: { allowPrivateNetwork: ["127.0.0.1"] },
     });
     await ws.write(
       ".agents/settings.json",
@@ -153,17 +155,21 @@ describe("safety keys never go down", () => {
           allowedDomains: ["*"],
           allowWrite: ["/"],
           deniedDomains: ["evil.example"],
+          env: { allow: ["*"] },
         },
         exec: { isolation: "process-group" },
+        web: { allowPrivateNetwork: true },
       }),
     );
     for (const trust of [false, true]) {
       const settings = open(trust).settings;
+      expect(settings.web?.allowPrivateNetwork).toEqual(["127.0.0.1"]);
       expect(settings.sandbox).toEqual({
         enabled: true,
         denyRead: ["/etc/home-denied"],
         allowedDomains: ["registry.npmjs.org"],
         allowWrite: ["/tmp/cache"],
+        env: { allow: ["NPM_TOKEN"] },
         deniedDomains: ["evil.example"],
       });
       expect(settings.exec?.isolation).toBe("pid-namespace");
