@@ -133,6 +133,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     approvalMode: options.approvalMode,
     fallbackApprovalMode: options.defaultApprovalMode,
     asker: options.asker,
+    allowAgentConfigEdits: settings.allowAgentConfigEdits === true,
     resolveTool: (name) => registryForRules?.lookup(name)?.spec.name,
     ...(options.parentPermissions ? { parent: options.parentPermissions } : {}),
   });

@@ -1,9 +1,8 @@
 import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
-import type { AnyTool } from "../tools/contract.js";
-import { isInside } from "../workspace/paths.js";
+import type { AnyTool, ShellCommand } from "../tools/contract.js";
+import { commandChecks } from "./command-checks.js";
 import type { Check } from "./rules.js";
-import { splitShellCommand } from "./shell-split.js";
 
 /** Argument fields that name a path, and whether the tool treats it as a folder (SPEC §2 names). */
 const PATH_FIELDS: Record<string, { directory: boolean }> = {
@@ -15,22 +14,35 @@ const PATH_FIELDS: Record<string, { directory: boolean }> = {
 };
 const COMMAND_FIELD = "CommandLine";
 const URL_FIELD = "Url";
+/** Shell commands are judged as run_command's, whichever tool runs them: `Bash(...)` rules hold for all. */
+export const COMMAND_TOOL = "run_command";
 
 export interface CallToJudge {
   tool: AnyTool;
   args: Record<string, unknown>;
 }
 
-/**
- * What rules judge in one call: every part of a shell command (and every file its redirections
- * write or read), every path after `..` and symlinks are resolved, a URL's host, or the tool alone.
- */
-export async function checksForCall(call: CallToJudge, workspaceRoot: string): Promise<Check[]> {
-  const { spec } = call.tool;
-  const command = call.args[COMMAND_FIELD];
-  if (typeof command === "string")
-    return commandChecks(spec.name, spec.safety, command, call.args, workspaceRoot);
+/** What the checks of a call depend on besides the call. */
+export interface CheckContext {
+  workspaceRoot: string;
+  /** `$HOME` of the commands Gantry runs, for `~` and a bare `cd`. */
+  home?: string;
+  /** Whether the agent may change the files that govern it (`allowAgentConfigEdits`): off, such writes are refused. */
+  allowAgentConfigEdits: boolean;
+}
 
+/**
+ * What rules judge in one call: every program a shell command runs and every file it names (see
+ * command-checks.ts), every path after `..` and symlinks are resolved, a URL's host, or the tool alone.
+ */
+export async function checksForCall(call: CallToJudge, context: CheckContext): Promise<Check[]> {
+  const { spec } = call.tool;
+  const commands = await shellCommandsOf(call, context.workspaceRoot);
+  if (commands !== undefined) {
+    const checks: Check[] = spec.name === COMMAND_TOOL ? [] : [toolCheck(call.tool)];
+    for (const command of commands) checks.push(...(await commandChecks(command, context)));
+    return checks.length > 0 ? checks : [toolCheck(call.tool)];
+  }
   const checks: Check[] = [];
   for (const [field, { directory }] of Object.entries(PATH_FIELDS)) {
     const input = call.args[field];
@@ -39,7 +51,7 @@ export async function checksForCall(call: CallToJudge, workspaceRoot: string): P
       tool: spec.name,
       safety: spec.safety,
       label: input,
-      value: await pathValue(workspaceRoot, input, directory),
+      value: await pathValue(context.workspaceRoot, input, directory),
     });
   }
   const url = call.args[URL_FIELD];
@@ -51,70 +63,26 @@ export async function checksForCall(call: CallToJudge, workspaceRoot: string): P
       value: { type: "url", host: hostOf(url) },
     });
   }
-  if (checks.length === 0)
-    checks.push({ tool: spec.name, safety: spec.safety, label: spec.name, value: { type: "none" } });
+  if (checks.length === 0) checks.push(toolCheck(call.tool));
   return checks;
 }
 
-async function commandChecks(
-  tool: string,
-  safety: AnyTool["spec"]["safety"],
-  commandLine: string,
-  args: Record<string, unknown>,
-  workspaceRoot: string,
-): Promise<Check[]> {
-  const split = splitShellCommand(commandLine);
-  if (!split.ok) {
-    return [
-      {
-        tool,
-        safety,
-        label: commandLine,
-        value: { type: "command", text: commandLine.trim() },
-        unparseable: true,
-      },
-    ];
-  }
-  const checks: Check[] = split.parts.map((part) => ({
-    tool,
-    safety,
-    label: part,
-    value: { type: "command", text: part },
-  }));
-  const cwd = path.resolve(workspaceRoot, typeof args.Cwd === "string" ? args.Cwd : ".");
-  // a redirection to a file is a write: judged like an edit of that file
-  for (const target of split.writes)
-    checks.push(await redirectCheck("write_to_file", "write", cwd, workspaceRoot, target));
-  for (const target of split.reads)
-    checks.push(await redirectCheck("view_file", "read_only", cwd, workspaceRoot, target));
-  return checks;
+/** The tool's own account of the commands it runs, or a `CommandLine` argument run in `Cwd`. */
+async function shellCommandsOf(call: CallToJudge, root: string): Promise<ShellCommand[] | undefined> {
+  if (call.tool.spec.shellCommands) return call.tool.spec.shellCommands(call.args);
+  const command = call.args[COMMAND_FIELD];
+  if (typeof command !== "string") return undefined;
+  const cwd = path.resolve(root, typeof call.args.Cwd === "string" ? call.args.Cwd : ".");
+  return [{ commandLine: command, folders: [cwd] }];
 }
 
-async function redirectCheck(
-  tool: string,
-  safety: "write" | "read_only",
-  cwd: string,
-  workspaceRoot: string,
-  target: string | undefined,
-): Promise<Check> {
-  // `~` and `$VAR` expand only when the shell runs: no rule or edit mode can vouch for such a target
-  if (target === undefined || target.startsWith("~")) {
-    const label = target ?? "a redirection target known only when the command runs";
-    return {
-      tool,
-      safety: safety === "write" ? "execute" : safety,
-      label,
-      value: { type: "path", directory: false },
-    };
-  }
-  const value = await pathValue(cwd, target, false);
-  // auto-edit covers edits inside the workspace; a redirection elsewhere is judged like a command
-  const inside =
-    value.type === "path" && value.resolved !== undefined && isInside(workspaceRoot, value.resolved);
-  return { tool, safety: safety === "write" && !inside ? "execute" : safety, label: target, value };
+function toolCheck(tool: AnyTool): Check {
+  const { spec } = tool;
+  return { tool: spec.name, safety: spec.safety, label: spec.name, value: { type: "none" } };
 }
 
-async function pathValue(base: string, input: string, directory: boolean): Promise<Check["value"]> {
+/** A path argument of a file tool: resolved as the workspace guard resolves it (`..` first, then links). */
+export async function pathValue(base: string, input: string, directory: boolean): Promise<Check["value"]> {
   const named = path.resolve(base, input);
   return { type: "path", named, resolved: await realPathOf(named), directory };
 }

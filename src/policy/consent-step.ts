@@ -49,7 +49,7 @@ async function resolveInTurn(
   decision: GateDecision,
   signal: AbortSignal,
 ): Promise<ConsentOutcome> {
-  const checks = await checksForCall(call, permissions.workspace.root);
+  const checks = await checksForCall(call, permissions.checkContext());
   const rules = permissions.rules();
   // hooks may have rewritten the arguments: a deny rule still holds for what will really run
   if (permissions.mode) {

@@ -43,10 +43,11 @@ const READ_GROUP = new Set(TOOL_GROUPS.Read);
 /**
  * The rule a "yes, always" answer records for one check: `Bash(<exact part>)`, `Edit(/<path>)`
  * (relative to the workspace, else `//absolute`), `WebFetch(domain:<host>)`, or the bare tool name.
- * Undefined when nothing safe can be recorded (a command that does not parse, a target unknown before running).
+ * Undefined when nothing safe can be recorded (a command that does not parse, a program or target
+ * known only when it runs).
  */
 export function grantRuleFor(check: Check, workspaceRoot: string): string | undefined {
-  if (check.unparseable) return undefined;
+  if (check.unparseable || check.unknown) return undefined;
   const value = check.value;
   switch (value.type) {
     case "command":

@@ -5,6 +5,7 @@ import type { WorkspaceTrust } from "../trust/workspace-trust.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { ALWAYS_ANSWERS_NAME } from "./always-answers.js";
 import { type Asker, createHeadlessAsker } from "./asker.js";
+import type { CheckContext } from "./checks.js";
 import type { RuleSet } from "./evaluate.js";
 import { createGrantStore, type Grant, type GrantStore } from "./grants.js";
 import { loadPermissionSettings } from "./load.js";
@@ -28,6 +29,8 @@ export interface SessionPermissions {
   /** The rules as the settings files give them, before compiling (a worktree agent's session inherits them). */
   readonly ruleEntries: readonly RuleEntry[];
   ruleContext(): RuleContext;
+  /** What the checks of a call depend on: the workspace, `$HOME` of commands, whether protected files hold. */
+  checkContext(): CheckContext;
   rules(): RuleSet;
   ruleErrors(): { entry: RuleEntry; error: string }[];
 }
@@ -49,6 +52,8 @@ export interface SessionPermissionsOptions {
   asker?: Asker;
   /** Canonical tool names for the native names and aliases rules use; the registry, once it exists. */
   resolveTool(name: string): string | undefined;
+  /** Whether the agent may change its own hooks and settings files (settings `allowAgentConfigEdits`). */
+  allowAgentConfigEdits?: boolean;
   /**
    * The parent session's permissions, for a subagent's session in another folder (its worktree): the
    * parent's mode, its rules from every file (origins kept) and its grants hold there unchanged, and no
@@ -74,6 +79,15 @@ export function createSessionPermissions(options: SessionPermissionsOptions): Se
     ? inheritPolicy(parent, workspaceRoot)
     : resolvePolicy(options, workspaceRoot, home);
   const ownGrants = createGrantStore(context);
+  const checkContext: CheckContext = {
+    workspaceRoot,
+    // commands run with Gantry's environment: their `~` is its HOME
+    home: process.env.HOME,
+    allowAgentConfigEdits:
+      parent?.checkContext().allowAgentConfigEdits ??
+      options.allowAgentConfigEdits ??
+      options.settings?.allowAgentConfigEdits === true,
+  };
 
   // compiled on first use: native names and aliases resolve through the registry, built after the tools
   let compiled: { rules: RuleSet; errors: { entry: RuleEntry; error: string }[] } | undefined;
@@ -106,6 +120,7 @@ export function createSessionPermissions(options: SessionPermissionsOptions): Se
     ignored,
     ruleEntries: entries,
     ruleContext: () => context,
+    checkContext: () => checkContext,
     rules: () => compile().rules,
     ruleErrors: () => compile().errors,
   };

@@ -1,6 +1,6 @@
 import type { GateDecision, PolicyStep, PreparedCall } from "../tools/gates.js";
 import { checksForCall } from "./checks.js";
-import { decideChecks } from "./evaluate.js";
+import { decideChecks, decideWithoutPolicy } from "./evaluate.js";
 import type { SessionPermissions } from "./permissions.js";
 
 /**
@@ -10,9 +10,9 @@ import type { SessionPermissions } from "./permissions.js";
 export function createPolicyStep(permissions: SessionPermissions): PolicyStep {
   return {
     async decide(call: PreparedCall): Promise<GateDecision> {
+      const checks = await checksForCall(call, permissions.checkContext());
       const mode = permissions.mode;
-      if (!mode) return { verdict: "allow", source: "no approval mode (library session without rules)" };
-      const checks = await checksForCall(call, permissions.workspace.root);
+      if (!mode) return decideWithoutPolicy(checks);
       return decideChecks(checks, permissions.rules(), mode);
     },
   };

@@ -3,6 +3,7 @@ import path from "node:path";
 import ignore from "ignore";
 import type { SafetyLevel } from "../tools/contract.js";
 import { hostCovers, isLoopbackHost } from "../tools/web/address.js";
+import { isInside } from "../workspace/paths.js";
 
 /**
  * Permission rules in Claude Code's syntax (SPEC §5): `Tool` or `Tool(specifier)`.
@@ -22,8 +23,23 @@ export interface RuleEntry {
 
 /** What one check of a call is judged on: a command part, a path, a URL's host, or the tool alone. */
 export type CheckValue =
-  | { type: "command"; text: string }
-  | { type: "path"; resolved?: string; named?: string; directory: boolean }
+  | {
+      type: "command";
+      /** The words after quote removal (what runs); allow rules and grants match it or `written`. */
+      text: string;
+      /** As written, when it differs. */
+      written?: string;
+      /** Other spellings of the same program that deny and ask rules also match (`/bin/rm` as `rm`). */
+      looseSpellings?: readonly string[];
+    }
+  | {
+      type: "path";
+      resolved?: string;
+      named?: string;
+      directory: boolean;
+      /** A folder and everything below it (`rm -r`, `grep -r`): a deny or ask rule on anything inside matches. */
+      recursive?: boolean;
+    }
   | { type: "url"; host?: string }
   | { type: "none" };
 
@@ -37,6 +53,19 @@ export interface Check {
   label: string;
   /** The command did not parse: no allow rule or grant may pass it. */
   unparseable?: boolean;
+  /** Why the program or path is known only when the command runs: no rule can vouch for it (SPEC §5). */
+  unknown?: string;
+  /**
+   * Needs no approval of its own: a command that only runs another (`timeout 5 …`, allowed with what
+   * it runs) or a file a command reads. Deny and ask rules still judge it.
+   */
+  implied?: boolean;
+  /** The file that governs the agent (hooks, settings) this write or delete would change: refused in every mode. */
+  protectedFile?: string;
+  /** A write whose target is unknown and could be a protected file. */
+  mayBeProtected?: boolean;
+  /** Input sent to a running task: the checks of the task's own command, which may have allowed anything. */
+  carrier?: readonly Check[];
 }
 
 export interface Rule extends RuleEntry {
@@ -106,17 +135,21 @@ function specifierMatcher(
   context: RuleContext,
 ): (check: Check, mode: "strict" | "loose") => boolean {
   let command: ((text: string) => boolean) | undefined;
-  let paths: ((abs: string, directory: boolean, mode: "strict" | "loose") => boolean) | undefined;
+  let paths: PathTest | undefined;
   return (check, mode) => {
     const value = check.value;
     switch (value.type) {
-      case "command":
+      case "command": {
         command ??= commandMatcher(specifier);
-        return command(value.text);
+        const strict = [value.text, value.written];
+        const candidates = mode === "strict" ? strict : [...strict, ...(value.looseSpellings ?? [])];
+        return candidates.some((text) => text !== undefined && command?.(text));
+      }
       case "path": {
         paths ??= pathMatcher(specifier, entry, context);
         const candidates = mode === "strict" ? [value.resolved] : [value.resolved, value.named];
-        return candidates.some((abs) => abs !== undefined && paths?.(abs, value.directory, mode));
+        const place = { directory: value.directory, recursive: value.recursive === true };
+        return candidates.some((abs) => abs !== undefined && paths?.(abs, place, mode));
       }
       case "url":
         return value.host !== undefined && domainMatches(specifier, value.host, mode);
@@ -173,11 +206,13 @@ function isWordBoundary(prefix: string, text: string): boolean {
  * Gitignore-style path patterns, as Claude Code reads them: `//abs/path`, `~/in/home`, `/relative/to/the/project`
  * (the folder holding the settings file), `./relative/to/the/workspace`, or a bare pattern (any depth, like .gitignore).
  */
-function pathMatcher(
-  specifier: string,
-  entry: RuleEntry,
-  context: RuleContext,
-): (abs: string, directory: boolean, mode: "strict" | "loose") => boolean {
+type PathTest = (
+  abs: string,
+  place: { directory: boolean; recursive: boolean },
+  mode: "strict" | "loose",
+) => boolean;
+
+function pathMatcher(specifier: string, entry: RuleEntry, context: RuleContext): PathTest {
   let base: string;
   let pattern: string;
   if (specifier.startsWith("//")) [base, pattern] = ["/", specifier.slice(1)];
@@ -191,13 +226,31 @@ function pathMatcher(
     loose: ignore({ ignorecase: true }).add(pattern),
     strict: ignore({ ignorecase: false }).add(pattern),
   };
-  return (abs, directory, mode) => {
+  const reaches = reachTest(realBase, pattern);
+  return (abs, place, mode) => {
+    // a recursive effect on a folder that holds what the pattern names reaches it (deny and ask rules)
+    if (mode === "loose" && place.recursive && reaches(abs)) return true;
     const matcher = matchers[mode];
     const rel = path.relative(realBase, abs).split(path.sep).join("/");
     if (rel === "" || rel === ".." || rel.startsWith("../") || path.isAbsolute(rel)) return false;
     // a folder a tool lists or searches counts as covered when the pattern covers what is inside it
-    return matcher.ignores(rel) || (directory && matcher.ignores(`${rel}/__contents__`));
+    return matcher.ignores(rel) || (place.directory && matcher.ignores(`${rel}/__contents__`));
   };
+}
+
+/**
+ * Whether a folder holds paths the pattern may match: it holds the pattern's literal folder
+ * (`secret-dir` of `/secret-dir/**`), or, for a pattern that matches at any depth (`*.pem`), lies in the base.
+ */
+function reachTest(base: string, pattern: string): (folder: string) => boolean {
+  if (pattern.startsWith("!")) return () => false;
+  const trimmed = pattern.replace(/^\//, "").replace(/\/+$/, "");
+  const anchored = pattern.startsWith("/") || trimmed.includes("/");
+  const glob = trimmed.search(/[*?[\\]/);
+  // the folder the pattern's literal part names: up to the last "/" before a wildcard, or all of it
+  const literal = glob < 0 ? trimmed : trimmed.slice(0, Math.max(0, trimmed.lastIndexOf("/", glob)));
+  const folder = path.join(base, anchored ? literal : "");
+  return (candidate) => isInside(candidate, folder) || (!anchored && isInside(folder, candidate));
 }
 
 /**

@@ -68,6 +68,17 @@ export interface OutputPolicy {
   continuation?: (args: Record<string, unknown>, shownChars: number) => string;
 }
 
+/** A shell command line a call will run, for the permission policy (SPEC §5: one judgement per effect). */
+export interface ShellCommand {
+  commandLine: string;
+  /** Absolute folders the shell may be in when it reads the line; none: unknown. */
+  folders: readonly string[];
+  /** Lines the same shell read before it (input sent earlier to a task): their `cd`s may have moved it. */
+  earlier?: readonly string[];
+  /** Input sent to a running task: the task's own command (input counts as a command unless that may run anything). */
+  feeds?: ShellCommand;
+}
+
 export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
@@ -79,6 +90,11 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   /** Default true; the registry can switch tools on and off. */
   enabled?: boolean;
   output?: OutputPolicy;
+  /**
+   * The shell commands a call will run (run_command, a schedule's TimerCondition, input to a shell
+   * task), with the folders they start in: the policy judges each like a command line of its own.
+   */
+  shellCommands?: (args: z.infer<S>) => ShellCommand[] | Promise<ShellCommand[]>;
 }
 
 /** Per-call context: what one call needs besides its arguments. Session-wide deps go to the tool's factory. */

@@ -74,7 +74,8 @@ describe("gantry tool in a non-interactive shell", () => {
     );
     expect(result).toMatchObject({ error: true, errorCode: "denied" });
     expect(result.text).toContain(
-      'run with --approval-mode yolo or add "Bash(git status)", "Bash(touch pwned)" to permissions.allow in ~/.agents/settings.json',
+      // touch's own write is an edit of `pwned`: judged by Edit rules too
+      'run with --approval-mode yolo or add "Bash(git status)", "Bash(touch pwned)", "Edit(/pwned)" to permissions.allow in ~/.agents/settings.json',
     );
     await expect(readFile(path.join(ws.root, "pwned"))).rejects.toThrow();
   });

@@ -118,7 +118,10 @@ describe("path specifiers (gitignore style, as Claude Code reads them)", () => {
   });
 
   it("an allow rule judges the resolved path only: Edit(src/**) does not cover src/peek/k, src/peek being a link to secrets/", async () => {
-    const [check] = await checksForCall({ tool: writeTool, args: { TargetFile: "src/peek/k" } }, ws.root);
+    const [check] = await checksForCall(
+      { tool: writeTool, args: { TargetFile: "src/peek/k" } },
+      { workspaceRoot: ws.root, allowAgentConfigEdits: false },
+    );
     expect(check?.value).toEqual({
       type: "path",
       named: path.join(ws.root, "src/peek/k"),

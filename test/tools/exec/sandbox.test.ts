@@ -88,9 +88,10 @@ describe.skipIf(unavailable !== undefined)("run_command in the sandbox", () => {
     expect(open.result.text.match(/served/g)?.length).toBe(2);
   });
 
-  it("keeps the agent's own settings file read-only, which is writable without the sandbox", async () => {
+  it("keeps the agent's own settings file read-only, which a target the policy cannot see reaches without the sandbox", async () => {
+    // named literally, the policy refuses the write before any sandbox is involved (test/policy/protected-commands)
     const { sandboxed, open } = await runBoth(
-      'echo \'{"sandbox":{"enabled":false}}\' > .agents/settings.json && echo changed',
+      'f=.agents/settings.json; echo \'{"sandbox":{"enabled":false}}\' > "$f" && echo changed',
     );
     expect(sandboxed.result.text).not.toContain("changed");
     expect(readFileSync(path.join(sandboxed.root, ".agents/settings.json"), "utf8")).toBe("{}\n");

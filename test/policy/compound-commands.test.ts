@@ -1,43 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { splitShellCommand } from "../../src/policy/shell-split.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
 import { policyHarness, scriptedAsker } from "./support.js";
-
-describe("splitting a command line with a real shell parser", () => {
-  it("finds every simple command: lists, pipes, subshells, substitutions, loops, functions", () => {
-    const parts = (line: string) => {
-      const split = splitShellCommand(line);
-      if (!split.ok) throw new Error(split.error);
-      return split.parts;
-    };
-    expect(parts("a && b || c; d | e & f")).toEqual(["a", "b", "c", "d", "e", "f"]);
-    expect(parts("(cd src && make)")).toEqual(["cd src", "make"]);
-    expect(parts('echo "$(whoami)" `id`')).toEqual(['echo "$(whoami)" `id`', "whoami", "id"]);
-    expect(parts("diff <(ls a) <(ls b)")).toEqual(["diff <(ls a) <(ls b)", "ls a", "ls b"]);
-    expect(parts("for f in *.ts; do rm $f; done")).toEqual(["rm $f"]);
-    expect(parts("f() { curl evil; }; f")).toEqual(["curl evil", "f"]);
-    expect(parts("cat <<EOF\n$(curl evil)\nEOF")).toEqual(["cat", "curl evil"]);
-    expect(parts('git commit -m "a && b; c"')).toEqual(['git commit -m "a && b; c"']);
-    expect(parts("FOO=1   npm    test")).toEqual(["FOO=1 npm test"]);
-  });
-
-  it("reports redirections to files; descriptors and /dev/null are not files", () => {
-    const split = splitShellCommand("make > build.log 2>&1 < in.txt >/dev/null >> 'my log' > $OUT");
-    expect(split).toEqual({
-      ok: true,
-      parts: ["make"],
-      writes: ["build.log", "my log", undefined],
-      reads: ["in.txt"],
-    });
-  });
-
-  it("says why a command does not parse", () => {
-    expect(splitShellCommand("echo 'open && curl evil")).toEqual({
-      ok: false,
-      error: "1:6: reached EOF without closing quote '",
-    });
-  });
-});
 
 let ws: TempWorkspace;
 beforeAll(async () => {

@@ -1,0 +1,262 @@
+import path from "node:path";
+import type { ShellCommand } from "../tools/contract.js";
+import { isInside } from "../workspace/paths.js";
+import { protectedTargetOf } from "../workspace/protected.js";
+import type { CheckContext } from "./checks.js";
+import {
+  isExistingFolder,
+  landingPlaces,
+  nameMayBeProtected,
+  patternMayHitProtected,
+  protectedFileInside,
+} from "./command-paths.js";
+import type { Check } from "./rules.js";
+import { analyzeShellCommand, type FileEffect, type FolderSet, type ProgramRun } from "./shell-analysis.js";
+import { baseName } from "./shell-files.js";
+import { requote } from "./shell-words.js";
+
+const COMMAND_TOOL = "run_command";
+const TOOL_OF = { write: "write_to_file", delete: "delete_file", read: "view_file" } as const;
+
+/**
+ * The checks of one shell command line: each program it runs (judged as `run_command`, whichever
+ * tool runs it) and each file it writes (as `write_to_file`), deletes (`delete_file`) or reads
+ * (`view_file`), resolved against every folder the shell may be in. Input sent to a running task
+ * carries the checks of the task's own command.
+ */
+export async function commandChecks(command: ShellCommand, context: CheckContext): Promise<Check[]> {
+  const folders = startFolders(command, context);
+  const analysis = analyzeShellCommand(command.commandLine, analysisOptions(folders, context));
+  if (!analysis.ok) {
+    const text = command.commandLine.trim();
+    return withCarrier(
+      [runCheck({ label: text, text, looseSpellings: [], unparseable: true })],
+      command,
+      context,
+    );
+  }
+  const checks = analysis.runs.map(runCheck);
+  for (const effect of analysis.files) {
+    checks.push(...(await fileChecks(effect, context)));
+    if (effect.kind === "delete" && !effect.moves) checks.push(deletionAsRm(effect));
+  }
+  if (checks.length === 0) {
+    const text = command.commandLine.replace(/\s+/g, " ").trim();
+    checks.push(runCheck({ label: text, text, looseSpellings: [] }));
+  }
+  return withCarrier(checks, command, context);
+}
+
+async function withCarrier(checks: Check[], command: ShellCommand, context: CheckContext): Promise<Check[]> {
+  if (!command.feeds) return checks;
+  const carrier = await commandChecks(command.feeds, context);
+  return checks.map((check) => ({ ...check, carrier }));
+}
+
+function analysisOptions(folders: FolderSet, context: CheckContext) {
+  return {
+    folders,
+    home: context.home,
+    cdpath: process.env.CDPATH !== undefined && process.env.CDPATH !== "",
+  };
+}
+
+/** Where the shell may be when it reads the line: its folders, moved by the `cd`s of what it ran before. */
+function startFolders(command: ShellCommand, context: CheckContext): FolderSet {
+  let folders: FolderSet = { paths: command.folders, unknown: command.folders.length === 0 };
+  for (const earlier of command.earlier ?? []) {
+    const analysis = analyzeShellCommand(earlier, analysisOptions(folders, context));
+    folders = analysis.ok ? analysis.folders : { paths: folders.paths, unknown: true };
+  }
+  return folders;
+}
+
+function runCheck(run: ProgramRun): Check {
+  const check: Check = {
+    tool: COMMAND_TOOL,
+    safety: "execute",
+    label: run.label,
+    value: {
+      type: "command",
+      text: run.text,
+      ...(run.label !== run.text ? { written: run.label } : {}),
+      ...(run.looseSpellings.length > 0 ? { looseSpellings: run.looseSpellings } : {}),
+    },
+  };
+  if (run.unparseable) check.unparseable = true;
+  if (run.unknown) check.unknown = run.unknown;
+  if (run.wrapper) check.implied = true;
+  return check;
+}
+
+/**
+ * A delete by any command (`unlink x`, `find . -delete`, `shred -u x`) is also judged as the `rm` it
+ * amounts to, by deny and ask rules: deny `Bash(rm:*)` holds against every way of deleting a file.
+ */
+function deletionAsRm(effect: FileEffect): Check {
+  const target = effect.word.value !== undefined ? requote(effect.word.value) : effect.word.written;
+  const flags = effect.recursive ? ["-r ", "-rf ", "-fr ", "-R "] : ["", "-f "];
+  const [first, ...others] = flags.map((flag) => `rm ${flag}${target}`);
+  return {
+    tool: COMMAND_TOOL,
+    safety: "execute",
+    label: effect.via,
+    value: { type: "command", text: first as string, looseSpellings: others },
+    implied: true,
+  };
+}
+
+/** The checks of one file a command names, for every folder it may be relative to. */
+async function fileChecks(effect: FileEffect, context: CheckContext): Promise<Check[]> {
+  const word = effect.word;
+  const named = word.value ?? word.pattern;
+  if (named === undefined) return [unknownTarget(effect, context, describeUnknown(effect))];
+  const checks: Check[] = [];
+  const relative = !path.isAbsolute(named);
+  if (relative && effect.folders.unknown) {
+    const reason = "the folder it is relative to is known only when the command runs (a cd before it)";
+    checks.push(
+      unknownTarget(effect, context, `${named} (${reason})`, nameMayBeProtected(named) || !!effect.recursive),
+    );
+  }
+  const folders = relative ? effect.folders.paths : ["/"];
+  for (const folder of folders) {
+    if (word.pattern !== undefined) checks.push(await patternCheck(effect, folder, word.pattern, context));
+    else checks.push(...(await placeChecks(effect, folder, named, context, shownAs(effect))));
+  }
+  return dedupe(checks);
+}
+
+/** How a path is shown: as its value, or as written when `~` stood for the home folder. */
+function shownAs(effect: FileEffect): string {
+  const { word } = effect;
+  return word.written.startsWith("~") ? word.written : (word.value ?? word.written);
+}
+
+async function placeChecks(
+  effect: FileEffect,
+  folder: string,
+  input: string,
+  context: CheckContext,
+  label: string,
+) {
+  const checks: Check[] = [];
+  for (const landing of await landingPlaces(folder, input)) {
+    if (landing === undefined) {
+      checks.push(unknownTarget(effect, context, `${input} (through a dangling symlink)`));
+      continue;
+    }
+    const named = path.resolve(folder, input);
+    const into = effect.into && (effect.alwaysInto || (await isExistingFolder(landing)));
+    if (!into) {
+      checks.push(await placeCheck(effect, { label, named, resolved: landing }, context));
+      continue;
+    }
+    for (const source of effect.into ?? []) {
+      const name = source.value !== undefined ? baseName(source.value) : undefined;
+      // a source whose name only running tells could land anywhere in the folder
+      const place =
+        name === undefined || name === "." || name === ".." || name === ""
+          ? { label, named, resolved: landing, recursive: true }
+          : {
+              label: path.join(label, name),
+              named: path.join(named, name),
+              resolved: path.join(landing, name),
+            };
+      checks.push(await placeCheck(effect, place, context));
+    }
+  }
+  return checks;
+}
+
+interface Place {
+  label: string;
+  named: string;
+  resolved: string;
+  recursive?: boolean;
+}
+
+async function placeCheck(effect: FileEffect, place: Place, context: CheckContext): Promise<Check> {
+  const root = context.workspaceRoot;
+  const recursive = place.recursive === true || effect.recursive === true;
+  const kind = effect.kind;
+  const check: Check = {
+    tool: TOOL_OF[kind],
+    safety: kind === "read" ? "read_only" : isInside(root, place.resolved) ? "write" : "execute",
+    label: place.label,
+    value: {
+      type: "path",
+      named: place.named,
+      resolved: place.resolved,
+      directory: recursive || effect.lists === true,
+      ...(recursive ? { recursive: true } : {}),
+    },
+  };
+  // a file a command reads needs no approval of its own: Read deny and ask rules judge it
+  if (kind === "read") check.implied = true;
+  if (kind !== "read" && !context.allowAgentConfigEdits) {
+    const hit = recursive
+      ? await protectedFileInside(root, place, effect.onlyNames)
+      : await protectedTargetOf(root, place.named, place.resolved);
+    if (hit !== undefined) check.protectedFile = hit;
+  }
+  return check;
+}
+
+/** `rm logs/*.txt`: judged on the pattern's folder and what it holds; protected if it could match one. */
+async function patternCheck(effect: FileEffect, folder: string, pattern: string, context: CheckContext) {
+  const absolute = path.isAbsolute(pattern);
+  const base = absolute ? "/" : folder;
+  const relative = absolute ? pattern.slice(1) : pattern;
+  const literal = relative.split("/");
+  const firstWild = literal.findIndex((part) => /[*?[]/.test(part));
+  const literalFolder = literal.slice(0, Math.max(0, firstWild)).join("/") || ".";
+  const [landing] = await landingPlaces(base, literalFolder);
+  if (landing === undefined) return unknownTarget(effect, context, `${pattern} (through a dangling symlink)`);
+  const check = await placeCheck(
+    { ...effect, onlyNames: undefined },
+    { label: pattern, named: path.resolve(base, literalFolder), resolved: landing, recursive: true },
+    context,
+  );
+  delete check.protectedFile;
+  if (effect.kind !== "read" && !context.allowAgentConfigEdits) {
+    const rest = literal.slice(Math.max(0, firstWild)).join("/");
+    const hit = await patternMayHitProtected(context.workspaceRoot, landing, rest);
+    if (hit !== undefined) check.protectedFile = hit;
+  }
+  return check;
+}
+
+/** A file no rule can judge before the command runs: `> $OUT`, `tee "$(pick)"`, a path after `cd "$d"`. */
+function unknownTarget(
+  effect: FileEffect,
+  context: CheckContext,
+  label: string,
+  mayBeProtected = true,
+): Check {
+  const kind = effect.kind;
+  const check: Check = {
+    tool: TOOL_OF[kind],
+    safety: kind === "read" ? "read_only" : "execute",
+    label,
+    value: { type: "path", directory: false },
+    unknown: "where it lands is known only when the command runs",
+  };
+  if (kind !== "read" && mayBeProtected && !context.allowAgentConfigEdits) check.mayBeProtected = true;
+  return check;
+}
+
+function describeUnknown(effect: FileEffect): string {
+  if (effect.via === "redirection") return "a redirection target known only when the command runs";
+  return `${effect.word.written} (a file "${effect.via}" names, known only when it runs)`;
+}
+
+function dedupe(checks: Check[]): Check[] {
+  const seen = new Set<string>();
+  return checks.filter((check) => {
+    const key = JSON.stringify([check.tool, check.label, check.value]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,389 @@
+import { parseArgs } from "./shell-args.js";
+import { commandsInAssignment, commandsInAssignmentWord, readGit } from "./shell-config-commands.js";
+import { baseName, type FileTarget, fileTargetsOf } from "./shell-files.js";
+import { readFind } from "./shell-find.js";
+import { type ParsedScript, parseShellScript, type ShNode } from "./shell-parser.js";
+import { literalWord, readWord, type ShellWord, spelled } from "./shell-words.js";
+import { type StandardInput, unwrapCommand } from "./shell-wrappers.js";
+
+/**
+ * What a command line does, as permission rules judge it (SPEC §5): every program it runs (through
+ * wrappers and literal `sh -c` / `eval` strings), and every file it writes, reads or deletes by name.
+ */
+export interface ProgramRun {
+  /** As written, for the user and the model. */
+  label: string;
+  /** The words after quote removal, re-quoted where needed: what allow rules match (the label too). */
+  text: string;
+  /** Other spellings that deny and ask rules match as well: `/bin/rm` as `rm`, `FOO=1 rm` as `rm`. */
+  looseSpellings: string[];
+  /** Why the program is known only when the command runs (`$x`, `$(printf rm)`, `eval "$y"`). */
+  unknown?: string;
+  /** It only runs the program after it (`timeout 5 …`): deny and ask rules judge it, allow needs only that. */
+  wrapper?: boolean;
+  /** A literal script inside the command line (`bash -c '…'`) that does not parse. */
+  unparseable?: boolean;
+}
+
+/** The folders a relative path may start from: where the command starts, and wherever `cd` may take it. */
+export interface FolderSet {
+  paths: readonly string[];
+  /** A `cd` whose target only running tells: the shell may be anywhere. */
+  unknown: boolean;
+}
+
+export interface FileEffect extends FileTarget {
+  /** The command or redirection that does it, for messages. */
+  via: string;
+  folders: FolderSet;
+}
+
+export type ShellAnalysis =
+  | { ok: true; runs: ProgramRun[]; files: FileEffect[]; folders: FolderSet }
+  | { ok: false; error: string };
+
+export interface AnalysisOptions {
+  folders: FolderSet;
+  /** `$HOME`, for `~` and a bare `cd`. */
+  home?: string;
+  /** CDPATH is set: `cd name` may go elsewhere than `./name`. */
+  cdpath?: boolean;
+}
+
+interface State {
+  runs: ProgramRun[];
+  files: FileEffect[];
+  folders: { paths: string[]; unknown: boolean };
+  home: string | undefined;
+  cdpath: boolean;
+}
+
+/** Levels of commands inside commands (`sudo timeout 5 bash -c "eval '…'"`) judged before giving up. */
+const MAX_LEVELS = 12;
+/** Folders tracked through `cd` before the shell counts as anywhere. */
+const MAX_FOLDERS = 8;
+
+export function analyzeShellCommand(commandLine: string, options: AnalysisOptions): ShellAnalysis {
+  const parsed = parseShellScript(commandLine);
+  if (!parsed.ok) return { ok: false, error: parsed.error };
+  const state: State = {
+    runs: [],
+    files: [],
+    folders: { paths: [...options.folders.paths], unknown: options.folders.unknown },
+    home: options.home,
+    cdpath: options.cdpath === true,
+  };
+  walkScript(parsed.parsed, state, 0);
+  return { ok: true, runs: state.runs, files: state.files, folders: snapshot(state) };
+}
+
+function walkScript(script: ParsedScript, state: State, level: number): void {
+  const piped: [number, number][] = [];
+  script.walk(script.file, (node) => {
+    switch (script.typeOf(node)) {
+      case "BinaryCmd": {
+        const at = (node.OpPos as { Offset(): number }).Offset();
+        const operator = script.between(at, at + 2);
+        const right = node.Y as ShNode;
+        if (operator.startsWith("|") && operator !== "||")
+          piped.push([right.Pos().Offset(), right.End().Offset()]);
+        break;
+      }
+      case "Stmt": {
+        const start = node.Pos().Offset();
+        const end = node.End().Offset();
+        const isPiped = piped.some(([from, to]) => start >= from && end <= to);
+        analyzeStatement(node, script, state, level, isPiped);
+        break;
+      }
+      case "DeclClause":
+        analyzeDeclaration(node, script, state, level);
+        break;
+      case "LetClause":
+      case "TestClause":
+      case "ArithmCmd": {
+        const text = oneLine(script.textOf(node));
+        state.runs.push({ label: text, text, looseSpellings: [] });
+        break;
+      }
+      case "Redirect":
+        recordRedirect(node, script, state);
+        break;
+    }
+    return true;
+  });
+}
+
+function analyzeStatement(stmt: ShNode, script: ParsedScript, state: State, level: number, piped: boolean) {
+  const call = stmt.Cmd as ShNode | null;
+  if (!call || script.typeOf(call) !== "CallExpr") return;
+  const assigns = (call.Assigns as ShNode[]).map((assign) => readAssign(assign, script, state));
+  const words = (call.Args as ShNode[]).map((word) => readWord(word, script, state.home));
+  for (const assign of assigns) {
+    const found = commandsInAssignment(assign.name, assign.valueWord);
+    runScripts(found.scripts, state, level);
+    if (found.unknown) state.runs.push(unknownRun(assign.word.written, found.unknown));
+  }
+  if (words.length === 0) {
+    if (assigns.length > 0)
+      state.runs.push(
+        programRun(
+          [],
+          assigns.map((assign) => assign.word),
+          {},
+        ),
+      );
+    return;
+  }
+  interpretCommand(
+    words,
+    assigns.map((assign) => assign.word),
+    state,
+    {
+      level,
+      stdin: standardInput(stmt, script, state, piped),
+    },
+  );
+}
+
+interface CommandContext {
+  level: number;
+  stdin: StandardInput;
+  /** xargs adds arguments from its standard input. */
+  openEnded?: boolean;
+}
+
+function interpretCommand(words: ShellWord[], assigns: ShellWord[], state: State, context: CommandContext) {
+  const program = words[0] as ShellWord;
+  if (context.level > MAX_LEVELS) {
+    state.runs.push(unknownRun(wordsText(words), "it nests commands too deeply to judge"));
+    return;
+  }
+  if (program.value === undefined) {
+    state.runs.push(programRun(words, assigns, { unknown: "its program is known only when it runs" }));
+    return;
+  }
+  const name = baseName(program.value);
+  const unwrapped = unwrapCommand(name, words, context.stdin);
+  const git = name === "git" ? readGit(words) : undefined;
+  const find = name === "find" ? readFind(words) : undefined;
+  const runsSomething = (unwrapped?.inner?.length ?? 0) > 0 || (unwrapped?.scripts?.length ?? 0) > 0;
+  const run = programRun(words, assigns, {
+    unknown: unwrapped?.unknown ?? git?.unknown,
+    wrapper: unwrapped?.transparent === true && runsSomething && isSystemProgram(program.value),
+    openEnded: context.openEnded,
+    spelling: git?.spelling,
+  });
+  state.runs.push(run);
+  // what xargs appends is more operands, named only when it runs
+  const operands = context.openEnded ? [...words, { written: "…" }] : words;
+  for (const target of [...fileTargetsOf(name, operands), ...(find?.targets ?? [])])
+    addFile(target, run.label, state);
+  if (name === "cd" || name === "pushd" || name === "popd") moveFolders(name, words, state);
+  if (unwrapped?.chdir) moveFolders("cd", [literalWord("cd"), unwrapped.chdir], state);
+  const next = { level: context.level + 1, stdin: context.stdin };
+  if (unwrapped?.inner && unwrapped.inner.length > 0) {
+    interpretCommand(unwrapped.inner, [], state, { ...next, openEnded: unwrapped.openEnded });
+  }
+  for (const command of find?.commands ?? []) {
+    if (command.length > 0) interpretCommand(command, [], state, { ...next, stdin: { kind: "none" } });
+  }
+  runScripts([...(unwrapped?.scripts ?? []), ...(git?.scripts ?? [])], state, context.level);
+  for (const assignment of unwrapped?.assignments ?? []) {
+    const found = commandsInAssignmentWord(assignment);
+    runScripts(found.scripts, state, context.level);
+    if (found.unknown) state.runs.push(unknownRun(assignment.written, found.unknown));
+  }
+}
+
+/** Literal scripts are judged like command lines of their own; one known only when running is unknown. */
+function runScripts(scripts: readonly ShellWord[], state: State, level: number): void {
+  for (const script of scripts) {
+    if (script.value === undefined) {
+      state.runs.push(unknownRun(script.written, "it runs a script known only when it runs"));
+      continue;
+    }
+    if (level + 1 > MAX_LEVELS) {
+      state.runs.push(unknownRun(script.value, "it nests commands too deeply to judge"));
+      continue;
+    }
+    const parsed = parseShellScript(script.value);
+    if (!parsed.ok) {
+      const text = oneLine(script.value);
+      state.runs.push({ label: text, text, looseSpellings: [], unparseable: true });
+      continue;
+    }
+    walkScript(parsed.parsed, state, level + 1);
+  }
+}
+
+function programRun(
+  words: readonly ShellWord[],
+  assigns: readonly ShellWord[],
+  options: { unknown?: string; wrapper?: boolean; openEnded?: boolean; spelling?: ShellWord[] },
+): ProgramRun {
+  const label = oneLine([...assigns, ...words].map((word) => word.written).join(" "));
+  const more = options.openEnded ? " …" : "";
+  const bare = words.map(spelled).join(" ") + more;
+  const text = [...assigns.map(spelled), bare].filter((part) => part !== "").join(" ");
+  const spellings = [bare, ...baseNameSpelling(words, more)];
+  if (options.spelling)
+    spellings.push(options.spelling.map(spelled).join(" "), ...baseNameSpelling(options.spelling, ""));
+  const looseSpellings = [...new Set(spellings)].filter(
+    (spelling) => spelling !== "" && spelling !== text && spelling !== label,
+  );
+  const run: ProgramRun = { label, text, looseSpellings };
+  if (options.unknown) run.unknown = options.unknown;
+  if (options.wrapper) run.wrapper = true;
+  return run;
+}
+
+/** `/bin/rm x` is also `rm x` to deny and ask rules. */
+function baseNameSpelling(words: readonly ShellWord[], more: string): string[] {
+  const program = words[0]?.value;
+  if (program === undefined || !program.includes("/")) return [];
+  return [[literalWord(baseName(program)), ...words.slice(1)].map(spelled).join(" ") + more];
+}
+
+function unknownRun(text: string, unknown: string): ProgramRun {
+  const label = oneLine(text);
+  return { label, text: label, looseSpellings: [], unknown };
+}
+
+/** Programs a wrapper may be trusted to be: a bare name (looked up on PATH) or one in a system folder. */
+function isSystemProgram(program: string): boolean {
+  return !program.includes("/") || /^\/(usr\/)?(local\/)?s?bin\/[^/]+$/.test(program);
+}
+
+interface AssignWord {
+  name: string;
+  word: ShellWord;
+  valueWord: ShellWord | undefined;
+}
+
+function readAssign(assign: ShNode, script: ParsedScript, state: State): AssignWord {
+  const name = String((assign.Name as ShNode | null)?.Value ?? "");
+  const valueNode = assign.Value as ShNode | null;
+  const written = script.textOf(assign);
+  const valueWord = valueNode ? readWord(valueNode, script, state.home) : undefined;
+  if (assign.Array || assign.Index) return { name, word: { written }, valueWord: undefined };
+  const value = valueWord ? valueWord.value : "";
+  return {
+    name,
+    word: value === undefined ? { written } : { written, value: `${name}=${value}` },
+    valueWord,
+  };
+}
+
+/** `export`, `declare`, `local`, `readonly`: judged as written; a command-holding variable is judged too. */
+function analyzeDeclaration(node: ShNode, script: ParsedScript, state: State, level: number): void {
+  const text = oneLine(script.textOf(node));
+  state.runs.push({ label: text, text, looseSpellings: [] });
+  for (const assign of (node.Args as ShNode[] | null) ?? []) {
+    if (!assign.Name) continue;
+    const read = readAssign(assign, script, state);
+    const found = commandsInAssignment(read.name, read.valueWord);
+    runScripts(found.scripts, state, level);
+    if (found.unknown) state.runs.push(unknownRun(read.word.written, found.unknown));
+  }
+}
+
+const OUTPUT_OPERATORS = new Set([">", ">>", ">|", "&>", "&>>", "<>", ">&"]);
+const INPUT_OPERATORS = new Set(["<", "<>"]);
+const HARMLESS_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
+
+function redirectOperator(node: ShNode, script: ParsedScript): string {
+  const word = node.Word as ShNode | null;
+  const end = word ? word.Pos().Offset() : node.End().Offset();
+  // the text before the target, less a leading descriptor number (`2>`): the operator as written
+  return script
+    .between(node.Pos().Offset(), end)
+    .trim()
+    .replace(/^(\d+|\{\w+\})/, "");
+}
+
+function recordRedirect(node: ShNode, script: ParsedScript, state: State): void {
+  const wordNode = node.Word as ShNode | null;
+  if (!wordNode || node.Hdoc) return;
+  const operator = redirectOperator(node, script);
+  const word = readWord(wordNode, script, state.home);
+  // `2>&1`, `>&-`: a descriptor, not a file
+  if ((operator === ">&" || operator === "<&") && word.value !== undefined && /^(\d+|-)$/.test(word.value))
+    return;
+  if (operator === "<&") return;
+  if (OUTPUT_OPERATORS.has(operator)) addFile({ kind: "write", word }, "redirection", state);
+  if (INPUT_OPERATORS.has(operator)) addFile({ kind: "read", word }, "redirection", state);
+}
+
+/** Where a command's standard input comes from: a redirection wins over a pipe. */
+function standardInput(stmt: ShNode, script: ParsedScript, state: State, piped: boolean): StandardInput {
+  for (const redirect of (stmt.Redirs as ShNode[]) ?? []) {
+    const operator = redirectOperator(redirect, script);
+    const hdoc = redirect.Hdoc as ShNode | null;
+    if (hdoc && (operator === "<<" || operator === "<<-"))
+      return { kind: "script", text: heredocText(hdoc, script) };
+    const word = redirect.Word as ShNode | null;
+    if (operator === "<<<" && word) return { kind: "script", text: readWord(word, script, state.home) };
+    if (operator === "<" && word) {
+      const target = readWord(word, script, state.home);
+      return target.value === undefined && target.pattern === undefined
+        ? { kind: "script", text: target }
+        : { kind: "file" };
+    }
+  }
+  return piped ? { kind: "pipe" } : { kind: "none" };
+}
+
+/** A heredoc's text when it has no expansions (a quoted delimiter, or none used). */
+function heredocText(hdoc: ShNode, script: ParsedScript): ShellWord {
+  const written = script.textOf(hdoc);
+  const parts = hdoc.Parts as ShNode[];
+  if (parts.some((part) => script.typeOf(part) !== "Lit")) return { written };
+  return { written, value: parts.map((part) => String(part.Value)).join("") };
+}
+
+function addFile(target: FileTarget, via: string, state: State): void {
+  const { value } = target.word;
+  if (value !== undefined && (HARMLESS_TARGETS.has(value) || value.startsWith("/dev/fd/"))) return;
+  const within = target.word.within;
+  if (within) {
+    const onlyNames = within.onlyNames ? [...within.onlyNames] : undefined;
+    for (const word of within.folders) {
+      state.files.push({ ...target, word, recursive: true, onlyNames, via, folders: snapshot(state) });
+    }
+    return;
+  }
+  state.files.push({ ...target, via, folders: snapshot(state) });
+}
+
+/** `cd DIR` may or may not stay in effect (a subshell, a failed cd): the folder is added, not swapped. */
+function moveFolders(name: string, words: readonly ShellWord[], state: State): void {
+  const folders = state.folders;
+  if (name === "popd") {
+    folders.unknown = true;
+    return;
+  }
+  const target = parseArgs(words, 1, {}).operands[0];
+  let value = target ? target.value : name === "cd" ? state.home : undefined;
+  if (value === undefined || value === "-") {
+    folders.unknown = true;
+    return;
+  }
+  if (state.cdpath && !/^(\/|\.\.?(\/|$))/.test(value)) folders.unknown = true;
+  if (!value.startsWith("/")) value = value === "" ? "." : value;
+  const moved = folders.paths.map((folder) => (value?.startsWith("/") ? value : `${folder}/${value}`));
+  folders.paths = [...new Set([...folders.paths, ...moved])];
+  if (folders.paths.length > MAX_FOLDERS) folders.unknown = true;
+}
+
+function snapshot(state: State): FolderSet {
+  return { paths: [...state.folders.paths], unknown: state.folders.unknown };
+}
+
+function wordsText(words: readonly ShellWord[]): string {
+  return words.map((word) => word.written).join(" ");
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}

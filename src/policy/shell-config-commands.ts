@@ -1,0 +1,90 @@
+import type { ShellWord } from "./shell-words.js";
+
+/**
+ * Commands hidden in configuration: `git -c core.pager='rm x' log`, `git -c alias.x='!rm x' x`,
+ * `GIT_SSH_COMMAND='rm x' git fetch`, `PAGER='rm x' man ls`. Their values run as shell commands.
+ */
+const COMMAND_KEYS =
+  /^(core\.(pager|editor|sshcommand|fsmonitor|askpass)|sequence\.editor|diff\.external|gpg(\.[^.]+)?\.program|credential(\..+)?\.helper|alias\..+|pager\..+|interactive\.difffilter|filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|merge\..+\.driver|uploadpack\.packobjectshook)$/;
+/** Keys that point git at other files it runs or reads its configuration from. */
+const FILE_KEYS = /^(core\.hookspath|include\.path|includeif\..+\.path)$/;
+const COMMAND_VARIABLES =
+  /^(GIT_SSH_COMMAND|GIT_SSH|GIT_PAGER|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|PAGER|MANPAGER|SYSTEMD_PAGER|EDITOR|VISUAL|BROWSER|LESSOPEN|LESSCLOSE|PROMPT_COMMAND)$/;
+
+export interface ConfigCommands {
+  scripts: ShellWord[];
+  unknown?: string;
+}
+
+/** `NAME=VALUE` (an assignment before a command, or env's): VALUE when NAME holds a command. */
+export function commandsInAssignment(name: string, value: ShellWord | undefined): ConfigCommands {
+  if (!COMMAND_VARIABLES.test(name)) return { scripts: [] };
+  if (!value || value.value === undefined) {
+    return { scripts: [], unknown: `${name} is a command known only when it runs` };
+  }
+  return { scripts: [{ written: value.written, value: value.value.replace(/^\|/, "") }] };
+}
+
+/** The same for a word `NAME=VALUE` as env and export take it. */
+export function commandsInAssignmentWord(word: ShellWord): ConfigCommands {
+  const text = word.value;
+  if (text === undefined) return { scripts: [] };
+  const equals = text.indexOf("=");
+  if (equals <= 0) return { scripts: [] };
+  const value = text.slice(equals + 1);
+  return commandsInAssignment(text.slice(0, equals), { written: value, value });
+}
+
+export interface GitCommand extends ConfigCommands {
+  /** git with its global options left out (`git -c x=y -C dir push` is `git push`), when it had any. */
+  spelling?: ShellWord[];
+}
+
+const GIT_VALUED = new Set([
+  "-C",
+  "--git-dir",
+  "--work-tree",
+  "--namespace",
+  "--super-prefix",
+  "--config-env",
+]);
+
+/** `git [global options] SUBCOMMAND …`. */
+export function readGit(words: readonly ShellWord[]): GitCommand {
+  const scripts: ShellWord[] = [];
+  let unknown: string | undefined;
+  let at = 1;
+  while (at < words.length) {
+    const word = words[at] as ShellWord;
+    const value = word.value;
+    if (value === undefined || !value.startsWith("-")) break;
+    if (value === "-c" || value === "--config-env" || value.startsWith("--config-env=")) {
+      const setting =
+        value === "-c" || value === "--config-env"
+          ? words[at + 1]
+          : { written: value, value: value.slice(13) };
+      const found = gitSetting(setting, value !== "-c");
+      scripts.push(...found.scripts);
+      unknown ??= found.unknown;
+      at += value.startsWith("--config-env=") ? 1 : 2;
+      continue;
+    }
+    at += GIT_VALUED.has(value) ? 2 : 1;
+  }
+  const spelling = at > 1 ? [words[0] as ShellWord, ...words.slice(at)] : undefined;
+  return { scripts, unknown, spelling };
+}
+
+/** One `key=value` of `git -c` (or `--config-env=key=VAR`, whose value comes from the environment). */
+function gitSetting(setting: ShellWord | undefined, fromEnvironment: boolean): ConfigCommands {
+  const text = setting?.value;
+  if (text === undefined) return { scripts: [], unknown: "its git configuration is known only when it runs" };
+  const equals = text.indexOf("=");
+  const key = (equals < 0 ? text : text.slice(0, equals)).toLowerCase();
+  if (FILE_KEYS.test(key))
+    return { scripts: [], unknown: `${key} makes git run or read files named only when it runs` };
+  if (!COMMAND_KEYS.test(key)) return { scripts: [] };
+  if (fromEnvironment) return { scripts: [], unknown: `${key} is a command known only when it runs` };
+  const command = equals < 0 ? "" : text.slice(equals + 1).replace(/^!/, "");
+  return { scripts: [{ written: command, value: command }] };
+}

@@ -1,0 +1,345 @@
+import { hasOption, type OptionShape, optionValues, parseArgs } from "./shell-args.js";
+import { literalWord, type ShellWord } from "./shell-words.js";
+import { XARGS_SHAPE } from "./shell-wrappers.js";
+
+/**
+ * Files a command writes, reads or deletes by itself, where its words name them (SPEC §5): `tee out`,
+ * `sed -i f`, `cp a b`, `dd of=x`, `rm -r dir`. Commands whose files come from data (tar, git, a
+ * script) are not here: they are judged as commands, and the sandbox keeps protected files read-only.
+ */
+export interface FileTarget {
+  kind: "write" | "read" | "delete";
+  word: ShellWord;
+  /** A folder and all it holds. */
+  recursive?: boolean;
+  /** When `word` is a folder, the files land inside it under these names' base names (`cp a b dir`). */
+  into?: ShellWord[];
+  /** `word` is always a folder to put `into` in (`cp -t dir`). */
+  alwaysInto?: boolean;
+  /** Only entries whose names match every one of these patterns (`find -name '*.tmp' -delete`). */
+  onlyNames?: string[];
+  /** A folder whose entries are listed (`ls dir`), not read whole. */
+  lists?: boolean;
+  /** A delete that moves the file elsewhere (mv's sources), not one that removes it. */
+  moves?: boolean;
+}
+
+type Handler = (words: readonly ShellWord[]) => FileTarget[];
+
+export const write = (word: ShellWord, extra: Partial<FileTarget> = {}): FileTarget => ({
+  kind: "write",
+  word,
+  ...extra,
+});
+export const read = (word: ShellWord, extra: Partial<FileTarget> = {}): FileTarget => ({
+  kind: "read",
+  word,
+  ...extra,
+});
+export const remove = (word: ShellWord, extra: Partial<FileTarget> = {}): FileTarget => ({
+  kind: "delete",
+  word,
+  ...extra,
+});
+
+/** Every operand is written, read or deleted alike. */
+function operandsAre(kind: FileTarget["kind"], shape: OptionShape, recursiveWith: string[] = []): Handler {
+  return (words) => {
+    const args = parseArgs(words, 1, { permute: true, ...shape });
+    const recursive = hasOption(args, ...recursiveWith);
+    return args.operands.map((word) => ({ kind, word, recursive }));
+  };
+}
+
+const TARGET = ["-t", "--target-directory", "-S", "--suffix"];
+
+/** cp, mv, install, ln: the last operand (or -t's folder) receives the others. */
+function copyLike(options: { reads: boolean; deletes: boolean; recursive: (recursive: boolean) => boolean }) {
+  return (words: readonly ShellWord[], valued: string[] = TARGET): FileTarget[] => {
+    const args = parseArgs(words, 1, { valued, permute: true });
+    const recursive = options.recursive(hasOption(args, "-r", "-R", "-a", "--recursive", "--archive"));
+    const folder = optionValues(args, "-t", "--target-directory")[0];
+    const sources = folder ? args.operands : args.operands.slice(0, -1);
+    const destination = folder ?? args.operands[args.operands.length - 1];
+    const targets: FileTarget[] = [];
+    if (options.reads) targets.push(...sources.map((word) => read(word, { recursive })));
+    if (options.deletes)
+      targets.push(...sources.map((word) => remove(word, { recursive: true, moves: true })));
+    if (!destination || sources.length === 0) return targets;
+    const plain = hasOption(args, "-T", "--no-target-directory");
+    targets.push(
+      write(destination, plain ? { recursive } : { recursive, into: sources, alwaysInto: !!folder }),
+    );
+    return targets;
+  };
+}
+
+const cp = copyLike({ reads: true, deletes: false, recursive: (r) => r });
+const mv = copyLike({ reads: false, deletes: true, recursive: () => true });
+const install = copyLike({ reads: true, deletes: false, recursive: () => false });
+
+const INSTALL_VALUED = [...TARGET, "-g", "--group", "-m", "--mode", "-o", "--owner", "--strip-program"];
+
+function installFiles(words: readonly ShellWord[]): FileTarget[] {
+  const args = parseArgs(words, 1, { valued: INSTALL_VALUED, permute: true });
+  if (hasOption(args, "-d", "--directory")) return args.operands.map((word) => write(word));
+  return install(words, INSTALL_VALUED);
+}
+
+/** `ln TARGET LINK`, `ln TARGET… DIR`, `ln -t DIR TARGET…`, `ln TARGET` (a link named after it, here). */
+function lnFiles(words: readonly ShellWord[]): FileTarget[] {
+  const args = parseArgs(words, 1, { valued: TARGET, permute: true });
+  const folder = optionValues(args, "-t", "--target-directory")[0];
+  if (folder) return [write(folder, { into: args.operands, alwaysInto: true })];
+  const [first] = args.operands;
+  if (args.operands.length === 1 && first) {
+    return [
+      write(first.value !== undefined ? literalWord(baseName(first.value)) : { written: first.written }),
+    ];
+  }
+  const link = args.operands[args.operands.length - 1];
+  if (!link) return [];
+  const plain = hasOption(args, "-T", "--no-target-directory");
+  return [write(link, plain ? {} : { into: args.operands.slice(0, -1) })];
+}
+
+function sedFiles(words: readonly ShellWord[]): FileTarget[] {
+  const args = parseArgs(words, 1, {
+    valued: ["-e", "--expression", "-f", "--file", "-l", "--line-length"],
+    attachedOnly: ["-i"],
+    permute: true,
+  });
+  if (!hasOption(args, "-i", "--in-place")) return [];
+  const scripted = hasOption(args, "-e", "--expression", "-f", "--file");
+  return (scripted ? args.operands : args.operands.slice(1)).map((word) => write(word));
+}
+
+function perlFiles(words: readonly ShellWord[]): FileTarget[] {
+  const args = parseArgs(words, 1, { valued: ["-e", "-E", "-I", "-M", "-m", "-x"], attachedOnly: ["-i"] });
+  if (!hasOption(args, "-i")) return [];
+  const scripted = hasOption(args, "-e", "-E");
+  return (scripted ? args.operands : args.operands.slice(1)).map((word) => write(word));
+}
+
+function ddFiles(words: readonly ShellWord[]): FileTarget[] {
+  const targets: FileTarget[] = [];
+  for (const word of words.slice(1)) {
+    const text = word.value ?? word.written;
+    if (text.startsWith("of=")) targets.push(write(afterEquals(word)));
+    if (text.startsWith("if=")) targets.push(read(afterEquals(word)));
+  }
+  return targets;
+}
+
+function afterEquals(word: ShellWord): ShellWord {
+  const at = word.written.indexOf("=") + 1;
+  if (word.value !== undefined) return literalWord(word.value.slice(word.value.indexOf("=") + 1));
+  return { written: word.written.slice(at) };
+}
+
+/** chmod MODE FILE…, chown OWNER FILE…: modes such as `-x` look like options, so they are read by hand. */
+function modeChange(words: readonly ShellWord[]): FileTarget[] {
+  const rest = words.slice(1);
+  const isOption = (word: ShellWord) => /^(-[Rcfvh]+|--[a-z-]+(=.*)?)$/.test(word.value ?? "");
+  const reference = rest.some((word) => (word.value ?? "").startsWith("--reference"));
+  const recursive = rest.some(
+    (word) => /^-[a-zA-Z]*R/.test(word.value ?? "") || word.value === "--recursive",
+  );
+  const operands = rest.filter((word) => !isOption(word));
+  return (reference ? operands : operands.slice(1)).map((word) => write(word, { recursive }));
+}
+
+/** grep PATTERN FILE…, rg PATTERN [PATH…]: files read, folders read whole with -r (rg always). */
+function grepFiles(recursiveByDefault: boolean): Handler {
+  return (words) => {
+    const args = parseArgs(words, 1, {
+      valued: ["-e", "--regexp", "-f", "--file", "-m", "--max-count", "-A", "-B", "-C", "-d", "-D"].concat([
+        "-g",
+        "--glob",
+        "-t",
+        "--type",
+        "-T",
+        "--type-not",
+        "-j",
+        "--threads",
+        "-M",
+        "--max-depth",
+      ]),
+      permute: true,
+    });
+    const patterned = hasOption(args, "-e", "--regexp", "-f", "--file");
+    const paths = patterned ? args.operands : args.operands.slice(1);
+    const recursive =
+      recursiveByDefault || hasOption(args, "-r", "-R", "--recursive", "--dereference-recursive");
+    const files = optionValues(args, "-f", "--file").flatMap((word) => (word ? [read(word)] : []));
+    if (paths.length === 0 && recursive) return [...files, read(literalWord("."), { recursive: true })];
+    return [...files, ...paths.map((word) => read(word, { recursive }))];
+  };
+}
+
+/** curl -o FILE, -O (named after the URL), -T FILE and `@FILE` data are files it writes or sends. */
+function curlFiles(words: readonly ShellWord[]): FileTarget[] {
+  const targets: FileTarget[] = [];
+  const urls = words.filter((word) => (word.value ?? "").includes("://"));
+  for (const [index, word] of words.entries()) {
+    const next = words[index + 1];
+    const value = word.value ?? "";
+    if ((value === "-o" || value === "--output") && next && next.value !== "-") targets.push(write(next));
+    else if (value.startsWith("--output=")) targets.push(write(afterEquals(word)));
+    else if (value === "-O" || value === "--remote-name" || value === "--remote-name-all") {
+      targets.push(...urls.map((url) => write(urlFileName(url))));
+    } else if ((value === "-T" || value === "--upload-file") && next) targets.push(read(next));
+    else if (/^(-d|--data|--data-binary|--data-urlencode|--json|-F|--form)$/.test(value) && next) {
+      const at = (next.value ?? "").indexOf("@");
+      if (at >= 0 && next.value) targets.push(read(literalWord(next.value.slice(at + 1))));
+      else if (next.value === undefined) targets.push(read({ written: next.written }));
+    }
+  }
+  return targets;
+}
+
+/** wget writes -O's file, or one named after the URL; -o/-a are its log. */
+function wgetFiles(words: readonly ShellWord[]): FileTarget[] {
+  const args = parseArgs(words, 1, {
+    valued: ["-O", "--output-document", "-o", "--output-file", "-a", "--append-output", "-P"].concat([
+      "--directory-prefix",
+      "-t",
+      "--tries",
+      "-T",
+      "--timeout",
+      "-U",
+      "--user-agent",
+      "-e",
+    ]),
+    permute: true,
+  });
+  const logs = optionValues(args, "-o", "--output-file", "-a", "--append-output");
+  const documents = optionValues(args, "-O", "--output-document");
+  const targets = [...logs, ...documents].flatMap((word) =>
+    word && word.value !== "-" ? [write(word)] : [],
+  );
+  if (documents.length === 0) targets.push(...args.operands.map((url) => write(urlFileName(url))));
+  return targets;
+}
+
+function urlFileName(url: ShellWord): ShellWord {
+  if (url.value === undefined) return { written: url.written };
+  try {
+    return literalWord(baseName(new URL(url.value).pathname) || "index.html");
+  } catch {
+    return { written: url.written };
+  }
+}
+
+/** ls and tree list their operands, or the folder they run in; `ls -R` and tree list all below. */
+function listing(shape: OptionShape, recursiveWith: string[]): Handler {
+  return (words) => {
+    const args = parseArgs(words, 1, { permute: true, ...shape });
+    const recursive = recursiveWith.length === 0 || hasOption(args, ...recursiveWith);
+    const paths = args.operands.length > 0 ? args.operands : [literalWord(".")];
+    const outputs = optionValues(args, "-o").flatMap((word) =>
+      word && recursiveWith.length === 0 ? [write(word)] : [],
+    );
+    return [...paths.map((word) => read(word, { recursive, lists: !recursive })), ...outputs];
+  };
+}
+
+function outputOption(...names: string[]): Handler {
+  return (words) => {
+    const args = parseArgs(words, 1, { valued: names });
+    return optionValues(args, ...names).flatMap((word) => (word ? [write(word)] : []));
+  };
+}
+
+const READERS: Record<string, OptionShape> = {
+  cat: {},
+  tac: {},
+  nl: {},
+  less: {},
+  more: {},
+  head: { valued: ["-n", "-c", "--lines", "--bytes"] },
+  tail: { valued: ["-n", "-c", "-s", "--lines", "--bytes", "--pid", "--sleep-interval"] },
+  wc: {},
+  od: { valued: ["-A", "-j", "-N", "-t", "-w"] },
+  hexdump: { valued: ["-n", "-s", "-e", "-f"] },
+  strings: { valued: ["-n", "-t", "-e"] },
+  base64: { valued: ["-w", "--wrap"] },
+  md5sum: {},
+  sha1sum: {},
+  sha256sum: {},
+  sha512sum: {},
+  cksum: {},
+  cmp: { valued: ["-i", "-n", "--bytes", "--ignore-initial"] },
+  diff: { valued: ["--label", "-L", "-I", "-F", "--from-file", "--to-file"] },
+  source: {},
+  ".": {},
+};
+
+const HANDLERS: Record<string, Handler> = {
+  tee: operandsAre("write", {}),
+  sponge: operandsAre("write", {}),
+  cp,
+  mv,
+  install: installFiles,
+  ln: lnFiles,
+  sed: sedFiles,
+  perl: perlFiles,
+  dd: ddFiles,
+  rm: operandsAre("delete", {}, ["-r", "-R", "--recursive"]),
+  rmdir: operandsAre("delete", {}),
+  unlink: operandsAre("delete", {}),
+  shred: (words) => {
+    const args = parseArgs(words, 1, {
+      valued: ["-n", "--iterations", "-s", "--size", "--random-source"],
+      permute: true,
+    });
+    const removes = hasOption(args, "-u", "--remove", "--zero");
+    return args.operands.flatMap((word) => (removes ? [write(word), remove(word)] : [write(word)]));
+  },
+  truncate: (words) => {
+    const args = parseArgs(words, 1, { valued: ["-s", "--size", "-r", "--reference"], permute: true });
+    return args.operands.map((word) => write(word));
+  },
+  touch: operandsAre("write", { valued: ["-d", "--date", "-t", "-r", "--reference"] }),
+  mkdir: operandsAre("write", { valued: ["-m", "--mode", "--context"] }),
+  chmod: modeChange,
+  chown: modeChange,
+  chgrp: modeChange,
+  sort: (words) => {
+    const args = parseArgs(words, 1, {
+      valued: ["-o", "--output", "-k", "--key", "-t", "--field-separator", "-S", "--buffer-size", "-T"],
+      permute: true,
+    });
+    return [
+      ...optionValues(args, "-o", "--output").flatMap((word) => (word ? [write(word)] : [])),
+      ...args.operands.map((word) => read(word)),
+    ];
+  },
+  time: outputOption("-o", "--output"),
+  strace: outputOption("-o"),
+  ltrace: outputOption("-o"),
+  curl: curlFiles,
+  wget: wgetFiles,
+  grep: grepFiles(false),
+  egrep: grepFiles(false),
+  fgrep: grepFiles(false),
+  rg: grepFiles(true),
+  ls: listing({ valued: ["-I", "--ignore", "-w", "--width", "-T"] }, ["-R", "--recursive"]),
+  tree: listing({ valued: ["-L", "-P", "-I", "-o"] }, []),
+  xargs: (words) => {
+    const args = parseArgs(words, 1, XARGS_SHAPE);
+    return optionValues(args, "-a", "--arg-file").flatMap((word) => (word ? [read(word)] : []));
+  },
+};
+
+/** The files `words` (program first) names as its own reads, writes and deletes. */
+export function fileTargetsOf(name: string, words: readonly ShellWord[]): FileTarget[] {
+  if (Object.hasOwn(HANDLERS, name)) return (HANDLERS[name] as Handler)(words);
+  if (Object.hasOwn(READERS, name)) return operandsAre("read", READERS[name] as OptionShape)(words);
+  return [];
+}
+
+export function baseName(value: string): string {
+  const trimmed = value.replace(/\/+$/, "");
+  return trimmed.slice(trimmed.lastIndexOf("/") + 1);
+}

@@ -1,0 +1,111 @@
+import type { ParsedScript, ShNode } from "./shell-parser.js";
+
+/** One word of a command as the shell will hand it over, as far as that is known before it runs. */
+export interface ShellWord {
+  /** As written (quotes kept). */
+  written: string;
+  /** The word after quote removal, escapes and `~`; undefined when only running tells (`$x`, `$(…)`). */
+  value?: string;
+  /** Instead of `value`, when the word's only expansion is a file-name pattern (`*.log`): the pattern. */
+  pattern?: string;
+  /** A word filled in with paths found below folders (find's `{}`): as a file, any entry below them. */
+  within?: { folders: readonly ShellWord[]; onlyNames?: readonly string[] };
+}
+
+/** A word made up by Gantry (a literal string split into words): its value is what it says. */
+export function literalWord(value: string): ShellWord {
+  return { written: requote(value), value };
+}
+
+/**
+ * Reads a syntax-tree word: `"r"m`, `r\m`, `'rm'` and `$'\x72m'` are all `rm`. Brace expansion,
+ * `~user` and every `$` expansion leave the value unknown; `*`, `?` and `[` make it a pattern.
+ */
+export function readWord(word: ShNode, script: ParsedScript, home: string | undefined): ShellWord {
+  const written = script.textOf(word);
+  let value = "";
+  let pattern = false;
+  const parts = word.Parts as ShNode[];
+  for (const [index, part] of parts.entries()) {
+    const type = script.typeOf(part);
+    if (type === "Lit") {
+      const raw = String(part.Value);
+      const masked = raw.replace(/\\[\s\S]/g, "__");
+      // brace expansion (`{rm,x}`) makes several words of one
+      if (/\{[^}]*(,|\.\.)[^}]*\}/.test(masked)) return { written };
+      if (/[*?[]/.test(masked)) pattern = true;
+      const expanded = index === 0 ? expandTilde(raw, home) : raw;
+      if (expanded === undefined) return { written };
+      value += unescapeUnquoted(expanded);
+    } else if (type === "SglQuoted") {
+      value += part.Dollar ? decodeAnsiC(String(part.Value)) : String(part.Value);
+    } else if (type === "DblQuoted") {
+      for (const inner of part.Parts as ShNode[]) {
+        if (script.typeOf(inner) !== "Lit") return { written };
+        value += String(inner.Value).replace(/\\([$`"\\\n])/g, (_, char: string) =>
+          char === "\n" ? "" : char,
+        );
+      }
+    } else return { written };
+  }
+  return pattern ? { written, pattern: value } : { written, value };
+}
+
+/** `~` and `~/…` are the home folder; `~user`, `~+` and `~-` are known only when the shell runs. */
+function expandTilde(raw: string, home: string | undefined): string | undefined {
+  if (!raw.startsWith("~")) return raw;
+  const slash = raw.indexOf("/");
+  const name = slash < 0 ? raw.slice(1) : raw.slice(1, slash);
+  if (name !== "" || home === undefined) return undefined;
+  // the home folder is inserted as a literal: a backslash in it is no escape
+  return home.replaceAll("\\", "\\\\") + (slash < 0 ? "" : raw.slice(slash));
+}
+
+function unescapeUnquoted(raw: string): string {
+  return raw.replace(/\\([\s\S])/g, (_, char: string) => (char === "\n" ? "" : char));
+}
+
+const SIMPLE_ESCAPES: Record<string, string> = {
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  E: "\x1b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "?": "?",
+};
+
+/** bash's `$'…'` quoting: `\x72`, `\162`, `\u0072`, `\n`, `\cA` … */
+export function decodeAnsiC(text: string): string {
+  return text.replace(
+    /\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c[\s\S]|[\s\S])/g,
+    (whole, code: string) => {
+      const head = code.charAt(0);
+      if (head === "x" || head === "u" || head === "U") {
+        return String.fromCodePoint(Math.min(Number.parseInt(code.slice(1), 16), 0x10ffff));
+      }
+      if (/[0-7]/.test(head)) return String.fromCharCode(Number.parseInt(code, 8) & 0xff);
+      if (head === "c" && code.length === 2) return String.fromCharCode(code.charCodeAt(1) & 0x1f);
+      return SIMPLE_ESCAPES[code] ?? whole;
+    },
+  );
+}
+
+const NEEDS_NO_QUOTES = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+/** A word as rules compare it: bare when that is unambiguous, else single-quoted. */
+export function requote(value: string): string {
+  if (NEEDS_NO_QUOTES.test(value)) return value;
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The word's value, or its text as written when only running tells. */
+export function spelled(word: ShellWord): string {
+  return word.value !== undefined ? requote(word.value) : word.written;
+}

@@ -1,0 +1,302 @@
+import { hasOption, type OptionShape, optionValues, parseArgs } from "./shell-args.js";
+import type { ShellWord } from "./shell-words.js";
+
+/**
+ * Commands that run another command (SPEC §5: rules judge what will run): `timeout 5 rm x` runs
+ * `rm x`, `bash -c 'rm x'` and `eval 'rm x'` run the script `rm x`, `find -exec rm {} ;` runs `rm`.
+ */
+export interface Unwrapped {
+  /** The command it runs, word by word. */
+  inner?: ShellWord[];
+  /** Scripts it hands to a shell (`sh -c`, `eval`, `trap`): judged like a command line of their own. */
+  scripts?: ShellWord[];
+  /** It only runs what it wraps (timeout, nice, eval…): allow rules need to cover only that. */
+  transparent: boolean;
+  /** It adds arguments read from standard input (xargs). */
+  openEnded?: boolean;
+  /** Why what it runs is known only when it runs. */
+  unknown?: string;
+  /** The folder it runs the command in (`env -C dir`). */
+  chdir?: ShellWord;
+  /** Variables it sets for the command (`env NAME=VALUE`), as `NAME=VALUE` words. */
+  assignments?: ShellWord[];
+}
+
+interface SimpleWrapper extends OptionShape {
+  /** Operands before the command: timeout's duration, chroot's folder. */
+  operands?: number;
+  transparent: boolean;
+  /** Options with which it runs no command (`sudo -l`, `sudo -e FILE` edits files instead). */
+  noCommandWith?: readonly string[];
+}
+
+const SIMPLE_WRAPPERS: Record<string, SimpleWrapper> = {
+  builtin: { transparent: true },
+  exec: { valued: ["-a"], transparent: true },
+  nohup: { transparent: true },
+  nice: { valued: ["-n", "--adjustment"], transparent: true },
+  timeout: { valued: ["-s", "--signal", "-k", "--kill-after"], operands: 1, transparent: true },
+  time: { valued: ["-f", "--format", "-o", "--output"], transparent: true },
+  stdbuf: { valued: ["-i", "-o", "-e", "--input", "--output", "--error"], transparent: true },
+  setsid: { transparent: true },
+  ionice: { valued: ["-c", "--class", "-n", "--classdata", "-t"], transparent: true },
+  taskset: { transparent: true, operands: 1 },
+  chrt: { valued: ["-T", "-P", "-D"], operands: 1, transparent: true },
+  unbuffer: { transparent: true },
+  chronic: { transparent: true },
+  catchsegv: { transparent: true },
+  busybox: { transparent: true },
+  strace: {
+    valued: ["-o", "-e", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-S", "-X", "-P"],
+    transparent: true,
+  },
+  ltrace: { valued: ["-o", "-e", "-s", "-u", "-a", "-n"], transparent: true },
+  sudo: {
+    valued: ["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--host"],
+    transparent: false,
+    noCommandWith: ["-e", "--edit", "-l", "--list", "-v", "--validate", "-k", "-K", "-V"],
+  },
+  doas: { valued: ["-u", "-C"], transparent: false },
+  chroot: { valued: ["--userspec", "--groups"], operands: 1, transparent: false },
+  runuser: { valued: ["-u", "-g", "-G", "--user", "--group"], transparent: false },
+};
+
+/** Shells whose `-c` string is a script, and that read a script from a file or standard input otherwise. */
+export const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish"]);
+/** Interpreters that read their program from standard input when given no script and no inline code. */
+const INTERPRETERS = new Set(["python", "python3", "python2", "node", "perl", "ruby", "php", "lua", "bun"]);
+const INLINE_CODE = new Set(["-c", "-e", "-E", "-m", "-r", "-p", "--eval", "--print", "--command"]);
+
+/** How a command receives standard input, for shells that would run it. */
+export type StandardInput =
+  | { kind: "pipe" }
+  | { kind: "script"; text: ShellWord }
+  | { kind: "file" }
+  | { kind: "none" };
+
+const UNKNOWN_SCRIPT = "it runs a script known only when it runs";
+const STARTUP_OPTIONS = ["--rcfile", "--init-file", "-i", "--login", "-l"];
+
+/** What `words` (program first, already known) runs; undefined when it wraps nothing. */
+export function unwrapCommand(
+  name: string,
+  words: readonly ShellWord[],
+  stdin: StandardInput,
+): Unwrapped | undefined {
+  const simple = Object.hasOwn(SIMPLE_WRAPPERS, name) ? SIMPLE_WRAPPERS[name] : undefined;
+  if (simple) return unwrapSimple(words, simple);
+  if (SHELLS.has(name)) return unwrapShell(words, stdin);
+  if (INTERPRETERS.has(name) || /^python3\.\d+$/.test(name)) return unwrapInterpreter(words, stdin);
+  switch (name) {
+    case "command":
+      return unwrapCommandBuiltin(words);
+    case "env":
+      return unwrapEnv(words);
+    case "xargs":
+      return unwrapXargs(words);
+    case "eval":
+      return { scripts: [joinWords(words.slice(1))], transparent: true };
+    case "source":
+    case ".":
+      return unwrapSource(words);
+    case "trap":
+      return unwrapTrap(words);
+    case "alias":
+      return unwrapAlias(words);
+    case "su":
+      return unwrapSu(words);
+    case "watch":
+      return unwrapWatch(words);
+    case "flock":
+      return unwrapFlock(words);
+    default:
+      return undefined;
+  }
+}
+
+function unwrapSimple(words: readonly ShellWord[], shape: SimpleWrapper): Unwrapped {
+  const args = parseArgs(words, 1, shape);
+  if (shape.noCommandWith && hasOption(args, ...shape.noCommandWith)) return { transparent: false };
+  const start = args.operandsAt + (shape.operands ?? 0);
+  return { inner: words.slice(start), transparent: shape.transparent };
+}
+
+/** `command -v rm` only looks `rm` up; `command rm x` runs it. */
+function unwrapCommandBuiltin(words: readonly ShellWord[]): Unwrapped | undefined {
+  const args = parseArgs(words, 1, {});
+  if (hasOption(args, "-v", "-V")) return undefined;
+  return { inner: words.slice(args.operandsAt), transparent: true };
+}
+
+/** `env [-i] [-u NAME] [-C DIR] [-S STRING] [NAME=VALUE]… COMMAND`: assignments make it more than a wrapper. */
+function unwrapEnv(words: readonly ShellWord[]): Unwrapped {
+  const args = parseArgs(words, 1, {
+    valued: ["-u", "--unset", "-C", "--chdir", "-S", "--split-string"],
+  });
+  let at = args.operandsAt;
+  let assigns = 0;
+  while (at < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[at]?.value ?? "")) {
+    at++;
+    assigns++;
+  }
+  const split = optionValues(args, "-S", "--split-string");
+  const chdir = optionValues(args, "-C", "--chdir")[0];
+  const rest = words.slice(at);
+  const assignments = words.slice(args.operandsAt, at);
+  if (split.length > 0) {
+    // -S splits its string into the command's first words, as a shell would
+    const script = joinWords([...split.map(orUnknown), ...rest]);
+    return { scripts: [script], transparent: false, chdir, assignments };
+  }
+  const plain = assigns === 0 && args.options.length === 0;
+  return { inner: rest, transparent: plain, chdir, assignments };
+}
+
+export const XARGS_SHAPE: OptionShape = {
+  valued: [
+    "-a",
+    "--arg-file",
+    "-d",
+    "--delimiter",
+    "-E",
+    "-I",
+    "-L",
+    "--max-lines",
+    "-n",
+    "--max-args",
+  ].concat(["-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"]),
+  attachedOnly: ["-i", "-l", "-e"],
+};
+
+/** `xargs [options] [COMMAND [ARGS]]`: runs COMMAND (echo by default) with words from standard input. */
+function unwrapXargs(words: readonly ShellWord[]): Unwrapped {
+  const args = parseArgs(words, 1, XARGS_SHAPE);
+  const replace = [
+    ...optionValues(args, "-I").map((word) => word?.value),
+    ...args.options
+      .filter((option) => option.name === "-i" || option.name === "--replace")
+      .map((option) => option.value?.value || "{}"),
+  ];
+  const inner = words.slice(args.operandsAt);
+  const command = inner.length > 0 ? inner : [{ written: "echo", value: "echo" }];
+  if (replace.length === 0) return { inner: command, transparent: true, openEnded: true };
+  if (replace.some((text) => text === undefined || text === "")) {
+    return { transparent: true, unknown: "its replace string is known only when it runs" };
+  }
+  // with a replace string, standard input is spliced into every word that holds it
+  return { inner: command.map((word) => fillsHole(word, replace as string[])), transparent: true };
+}
+
+/** A word a command fills in when it runs (`{}` for find -exec and xargs -I) becomes unknown. */
+export function fillsHole(word: ShellWord, holes: readonly string[]): ShellWord {
+  const text = word.value ?? word.pattern;
+  return text !== undefined && holes.some((hole) => text.includes(hole)) ? { written: word.written } : word;
+}
+
+/** `bash -c SCRIPT`, `bash FILE`, or `bash` reading its script from standard input. */
+function unwrapShell(words: readonly ShellWord[], stdin: StandardInput): Unwrapped {
+  const args = parseArgs(words, 1, { valued: ["-o", "+o", "-O", "+O", "--rcfile", "--init-file"] });
+  const operands = words.slice(args.operandsAt);
+  if (hasOption(args, "-c")) {
+    const script = operands[0];
+    if (!script) return { transparent: false, unknown: UNKNOWN_SCRIPT };
+    // a startup file or a login shell runs more than the script
+    return { scripts: [script], transparent: !hasOption(args, ...STARTUP_OPTIONS) };
+  }
+  const reads = hasOption(args, "-s") || operands.length === 0;
+  if (!reads) {
+    const file = operands[0] as ShellWord;
+    return file.value === undefined && file.pattern === undefined
+      ? { transparent: false, unknown: UNKNOWN_SCRIPT }
+      : { transparent: false };
+  }
+  return fromStandardInput(stdin);
+}
+
+function fromStandardInput(stdin: StandardInput): Unwrapped {
+  if (stdin.kind === "pipe") {
+    return { transparent: false, unknown: "it runs a script it reads from a pipe, known only when it runs" };
+  }
+  if (stdin.kind === "script") return { scripts: [stdin.text], transparent: true };
+  return { transparent: false };
+}
+
+/** `python3` with no script and no inline code runs what standard input says. */
+function unwrapInterpreter(words: readonly ShellWord[], stdin: StandardInput): Unwrapped | undefined {
+  if (stdin.kind !== "pipe") return undefined;
+  const rest = words.slice(1);
+  const inline = rest.some((word) => word.value !== undefined && INLINE_CODE.has(word.value));
+  const fromStdin = rest.some((word) => word.value === "-");
+  const script = rest.some((word) => word.value === undefined || !word.value.startsWith("-"));
+  if (inline || (script && !fromStdin)) return undefined;
+  return { transparent: false, unknown: "it runs a program it reads from a pipe, known only when it runs" };
+}
+
+function unwrapSource(words: readonly ShellWord[]): Unwrapped {
+  const file = words[1];
+  if (file && file.value === undefined && file.pattern === undefined) {
+    return { transparent: false, unknown: UNKNOWN_SCRIPT };
+  }
+  return { transparent: false };
+}
+
+/** `trap 'ACTION' SIGNAL…`: the action runs later, as a script. */
+function unwrapTrap(words: readonly ShellWord[]): Unwrapped | undefined {
+  const args = parseArgs(words, 1, {});
+  const action = words[args.operandsAt];
+  if (!action || words.length - args.operandsAt < 2 || action.value === "-") return undefined;
+  return { scripts: [action], transparent: true };
+}
+
+/** `alias name='command'`: the command runs wherever the name is used later. */
+function unwrapAlias(words: readonly ShellWord[]): Unwrapped | undefined {
+  const scripts: ShellWord[] = [];
+  for (const word of words.slice(1)) {
+    if (word.value === undefined) scripts.push({ written: word.written });
+    else if (word.value.includes("=")) {
+      const body = word.value.slice(word.value.indexOf("=") + 1);
+      scripts.push({ written: body, value: body });
+    }
+  }
+  return scripts.length > 0 ? { scripts, transparent: true } : undefined;
+}
+
+/** `su [options] [-] [user] -c COMMAND`. */
+function unwrapSu(words: readonly ShellWord[]): Unwrapped {
+  const args = parseArgs(words, 1, {
+    valued: ["-c", "--command", "-s", "--shell", "-g", "--group", "-G", "-w"],
+    permute: true,
+  });
+  const command = optionValues(args, "-c", "--command");
+  return command.length > 0
+    ? { scripts: command.map(orUnknown), transparent: false }
+    : { transparent: false };
+}
+
+/** `watch [options] COMMAND…`: the words are joined and run by `sh -c`, unless `-x`. */
+function unwrapWatch(words: readonly ShellWord[]): Unwrapped {
+  const args = parseArgs(words, 1, { valued: ["-n", "--interval"] });
+  const rest = words.slice(args.operandsAt);
+  if (hasOption(args, "-x", "--exec")) return { inner: rest, transparent: true };
+  return { scripts: [joinWords(rest)], transparent: true };
+}
+
+/** `flock [options] FILE COMMAND…` or `flock [options] FILE -c COMMAND`. */
+function unwrapFlock(words: readonly ShellWord[]): Unwrapped {
+  const args = parseArgs(words, 1, { valued: ["-w", "--timeout", "-E", "--conflict-exit-code"] });
+  const rest = words.slice(args.operandsAt + 1);
+  const first = rest[0]?.value;
+  if (first === "-c" || first === "--command") return { scripts: [orUnknown(rest[1])], transparent: true };
+  return { inner: rest, transparent: true };
+}
+
+/** Words joined by spaces, as `eval` and `sh -c "$*"` read them; unknown when one of them is. */
+export function joinWords(words: readonly (ShellWord | undefined)[]): ShellWord {
+  const written = words.map((word) => word?.written ?? "").join(" ");
+  if (words.some((word) => word?.value === undefined)) return { written };
+  return { written, value: words.map((word) => word?.value).join(" ") };
+}
+
+function orUnknown(word: ShellWord | undefined): ShellWord {
+  return word ?? { written: "" };
+}

@@ -1,0 +1,75 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { afterEach } from "vitest";
+import type { Settings } from "../../src/config/settings.js";
+import { createGantrySession, type GantrySession } from "../../src/gantry.js";
+import type { Asker, PermissionRequest } from "../../src/policy/asker.js";
+import { createCallbackAsker } from "../../src/policy/asker.js";
+import type { ApprovalMode } from "../../src/policy/modes.js";
+import type { ToolResult } from "../../src/tools/contract.js";
+import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
+
+/** A real session (real run_command, terminals, schedules, search) on a temp workspace, for attack tests. */
+export interface PolicySession {
+  ws: TempWorkspace;
+  session: GantrySession;
+  /** Permission questions asked so far (an asker that answers no, unless `answer` says otherwise). */
+  asked: PermissionRequest[];
+  run(name: string, args: Record<string, unknown>): Promise<ToolResult>;
+  command(line: string, extra?: Record<string, unknown>): Promise<ToolResult>;
+  exists(relPath: string): boolean;
+  close(): Promise<void>;
+}
+
+export interface PolicySessionOptions {
+  mode: ApprovalMode;
+  files?: Record<string, string>;
+  settings?: Settings;
+  /** How the user answers a permission question (default: no). */
+  answer?: (request: PermissionRequest) => "once" | "deny";
+}
+
+/** Opens sessions for the tests of one file; each test's sessions are closed after it. */
+export function policySessions(): (options: PolicySessionOptions) => Promise<PolicySession> {
+  const opened: PolicySession[] = [];
+  afterEach(async () => {
+    for (const each of opened.splice(0)) await each.close();
+  });
+  return async (options) => {
+    const each = await openPolicySession(options);
+    opened.push(each);
+    return each;
+  };
+}
+
+export async function openPolicySession(options: PolicySessionOptions): Promise<PolicySession> {
+  const ws = await createTempWorkspace(options.files ?? {});
+  const asked: PermissionRequest[] = [];
+  const asker: Asker = createCallbackAsker({
+    onPermission: (request) => {
+      asked.push(request);
+      return { choice: options.answer?.(request) ?? "deny" };
+    },
+  });
+  const session = createGantrySession({
+    workspace: ws.root,
+    home: ws.home,
+    approvalMode: options.mode,
+    asker,
+    settings: { ...options.settings, exec: { killGraceMs: 300, ...options.settings?.exec } },
+  });
+  const run = (name: string, args: Record<string, unknown>) => session.pipeline.run({ name, args });
+  return {
+    ws,
+    session,
+    asked,
+    run,
+    command: (line, extra = {}) =>
+      run("run_command", { CommandLine: line, Cwd: ".", WaitMsBeforeAsync: 10_000, ...extra }),
+    exists: (relPath) => existsSync(path.resolve(ws.root, relPath)),
+    async close() {
+      await session.dispose();
+      await ws.cleanup();
+    },
+  };
+}
