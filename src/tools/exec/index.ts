@@ -18,6 +18,6 @@ export function createExecTools(env: ToolEnvironment): AnyTool[] {
   return [
     createRunCommandTool(runtime, terminals),
     createManageTaskTool(runtime, schedules, terminals),
-    createScheduleTool(schedules),
+    createScheduleTool(schedules, env.workspace.root),
   ];
 }

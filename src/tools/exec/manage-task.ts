@@ -1,5 +1,7 @@
+import { readlinkSync } from "node:fs";
 import { z } from "zod";
-import { defineTool, errorResult, okResult, type ToolResult } from "../contract.js";
+import { defineTool, errorResult, okResult, type ShellCommand, type ToolResult } from "../contract.js";
+import { descendantsOf } from "./process-tree.js";
 import { outputSection } from "./run-command.js";
 import { delay } from "./running-command.js";
 import type { ExecRuntime } from "./runtime.js";
@@ -28,8 +30,12 @@ type ManageTaskInput = z.infer<typeof ManageTaskArgs>;
 
 /** How long send_input waits for the task to answer before returning. */
 const REPLY_WAIT_MS = 300;
+/** Input kept per task for judging later input; past it the folder the task's shell is in counts as unknown. */
+const MAX_INPUT_KEPT = 256 * 1024;
 
 export function createManageTaskTool(runtime: ExecRuntime, schedules: ScheduleBook, terminals: TerminalPool) {
+  // the unfinished line the policy judged new input after: another send in between would change it
+  const judgedTails = new WeakMap<object, string>();
   return defineTool({
     spec: {
       name: "manage_task",
@@ -38,6 +44,14 @@ export function createManageTaskTool(runtime: ExecRuntime, schedules: ScheduleBo
       parameters: ManageTaskArgs,
       safety: "execute",
       group: "Command",
+      shellCommands(args) {
+        const task = args.Action === "send_input" && args.TaskId ? runtime.tasks.get(args.TaskId) : undefined;
+        if (!task || args.Input === undefined || task.state !== "running" || !task.running.acceptsInput)
+          return [];
+        const tail = unfinishedLine(task);
+        judgedTails.set(args, tail);
+        return [inputAsCommand(task, tail + withoutEndOfInput(args.Input))];
+      },
     },
     async execute(args) {
       if (args.Action === "list") return listResult(runtime, schedules, terminals);
@@ -64,7 +78,15 @@ export function createManageTaskTool(runtime: ExecRuntime, schedules: ScheduleBo
         );
       }
       if (args.Action === "kill") return killResult(runtime, task);
-      if (args.Action === "send_input") return sendInput(runtime, task, args);
+      if (args.Action === "send_input") {
+        if (judgedTails.has(args) && judgedTails.get(args) !== unfinishedLine(task)) {
+          return errorResult(
+            "conflict",
+            `Task ${task.id} received other input after this call was judged; send it again.`,
+          );
+        }
+        return sendInput(runtime, task, args);
+      }
       return statusResult(runtime, task);
     },
   });
@@ -135,13 +157,53 @@ async function sendInput(
     return errorResult("conflict", `Task ${task.id} takes no input: ${why}.`);
   }
   const closes = args.Input.endsWith("\u0004");
-  const text = closes ? args.Input.slice(0, -1) : args.Input;
+  const text = withoutEndOfInput(args.Input);
   if (text !== "") task.running.write(text);
+  task.inputSent += text;
   if (closes) task.running.closeInput();
   await Promise.race([task.running.finished, delay(REPLY_WAIT_MS)]);
   const status = statusResult(runtime, task);
   const sent = `Sent ${Buffer.byteLength(text)} bytes${closes ? " and closed standard input" : ""}.`;
   return { ...status, text: `${sent}\n${status.text}` };
+}
+
+function withoutEndOfInput(input: string): string {
+  return input.endsWith("\u0004") ? input.slice(0, -1) : input;
+}
+
+/** What was sent after the last newline: the shell has not read it as a line yet. */
+function unfinishedLine(task: CommandTask): string {
+  return task.inputSent.slice(task.inputSent.lastIndexOf("\n") + 1);
+}
+
+/**
+ * Input to a task is judged as a command line (SPEC §5), joined to the line it finishes, in every folder
+ * the task's processes are in or its earlier `cd`s may have taken it; the task's own command rides along.
+ */
+function inputAsCommand(task: CommandTask, line: string): ShellCommand {
+  const sent = task.inputSent.slice(0, task.inputSent.length - unfinishedLine(task).length);
+  const known = task.inputSent.length <= MAX_INPUT_KEPT;
+  const folders = known ? [task.cwd, ...processFolders(task.running.pid)] : [];
+  return {
+    commandLine: line,
+    folders: [...new Set(folders)],
+    earlier: [task.command, sent],
+    feeds: { commandLine: task.command, folders: [task.cwd] },
+  };
+}
+
+/** The real folders of a task's processes, where /proc tells. */
+function processFolders(pid: number | undefined): string[] {
+  if (pid === undefined || pid <= 0) return [];
+  const folders: string[] = [];
+  for (const each of [pid, ...descendantsOf(pid)]) {
+    try {
+      folders.push(readlinkSync(`/proc/${each}/cwd`));
+    } catch {
+      // ended, or not ours to read
+    }
+  }
+  return folders;
 }
 
 function taskMetadata(task: CommandTask, extra: Record<string, unknown> = {}): Record<string, unknown> {

@@ -1,4 +1,6 @@
+import { realpathSync } from "node:fs";
 import { stat } from "node:fs/promises";
+import path from "node:path";
 import { z } from "zod";
 import { defineTool, errorResult, okResult, type ToolResult } from "../contract.js";
 import type { RenderedOutput } from "./output-buffer.js";
@@ -42,6 +44,8 @@ const PROGRESS_INTERVAL_MS = 250;
 const PROGRESS_CHARS = 2_000;
 
 export function createRunCommandTool(runtime: ExecRuntime, terminals: TerminalPool) {
+  // the folder the policy judged a call's relative paths against (a terminal's may move before it runs)
+  const judgedFolders = new WeakMap<object, string | null>();
   return defineTool({
     spec: {
       name: "run_command",
@@ -52,17 +56,33 @@ export function createRunCommandTool(runtime: ExecRuntime, terminals: TerminalPo
       group: "Command",
       aliases: ["code_execution", "bash", "Bash"],
       output: { keep: "head_and_tail" },
+      shellCommands(args) {
+        const terminalId = terminalOf(args);
+        const open = terminalId === undefined ? undefined : terminals.folderOf(terminalId);
+        const folder = open !== undefined ? open : startFolder(runtime, args.Cwd);
+        judgedFolders.set(args, folder);
+        return [{ commandLine: args.CommandLine, folders: folder === null ? [] : [folder] }];
+      },
     },
     async execute(args, ctx) {
       const cwd = await resolveFolder(runtime, args.Cwd);
       if (typeof cwd !== "string") return cwd;
-      const persistent = args.RunPersistent === true || args.RequestedTerminalID !== undefined;
-      const terminalId = persistent ? (args.RequestedTerminalID ?? "default") : undefined;
+      const terminalId = terminalOf(args);
       if (terminalId !== undefined && terminals.isBusy(terminalId)) {
         return errorResult(
           "conflict",
           `Terminal "${terminalId}" is still running a command (see manage_task list). Wait for it, kill its task, or name another RequestedTerminalID.`,
         );
+      }
+      if (terminalId !== undefined && judgedFolders.has(args)) {
+        const now = terminals.folderOf(terminalId);
+        const where = now === undefined ? cwd : now;
+        if (where !== judgedFolders.get(args)) {
+          return errorResult(
+            "conflict",
+            `Terminal "${terminalId}" moved to another folder (${where ?? "unknown"}) after this command was judged for its old one; run it again.`,
+          );
+        }
       }
       const startedAt = Date.now();
       let running: RunningCommand;
@@ -102,6 +122,21 @@ export function createRunCommandTool(runtime: ExecRuntime, terminals: TerminalPo
       return finishedResult(runtime, running, outcome.exit, startedAt, base);
     },
   });
+}
+
+function terminalOf(args: RunCommandInput): string | undefined {
+  const persistent = args.RunPersistent === true || args.RequestedTerminalID !== undefined;
+  return persistent ? (args.RequestedTerminalID ?? "default") : undefined;
+}
+
+/** The real folder a new command starts in, as resolveFolder will find it (the guard refuses a bad one). */
+function startFolder(runtime: ExecRuntime, input: string): string {
+  const named = path.resolve(runtime.workspace.root, input === "" ? "." : input);
+  try {
+    return realpathSync(named);
+  } catch {
+    return named;
+  }
 }
 
 export async function resolveFolder(runtime: ExecRuntime, input: string): Promise<string | ToolResult> {

@@ -5,6 +5,8 @@ import type { ExitStatus, Isolation, ProcessTree } from "./process-tree.js";
 export interface RunningCommand {
   readonly capture: OutputCapture;
   readonly isolation: Isolation;
+  /** The top process of its own tree (none for a line in a persistent terminal). */
+  readonly pid?: number;
   /** Resolves when the command has ended and its output is drained. */
   readonly finished: Promise<ExitStatus>;
   /** Whether standard input can still be written. */
@@ -44,6 +46,7 @@ export function trackProcessTree(
   return {
     capture,
     isolation: tree.isolation,
+    pid: tree.pid,
     finished,
     get acceptsInput() {
       return inputOpen;

@@ -36,7 +36,7 @@ export interface ExecRuntime {
     options?: { input?: boolean; capture?: OutputCapture },
   ): Promise<RunningCommand>;
   /** Wraps a long-lived shell for a persistent terminal. */
-  startShell(cwd: string, capture: OutputCapture): Promise<RunningCommand & { pid: number }>;
+  startShell(cwd: string, capture: OutputCapture): Promise<RunningCommand>;
   /** Ends every command and terminal; later starts are refused. */
   dispose(): Promise<void>;
   readonly disposed: boolean;
@@ -112,7 +112,7 @@ export function createExecRuntime(workspace: Workspace, settings: Settings, home
       release?.();
     });
     live.add(running);
-    return Object.assign(running, { pid: tree.pid });
+    return running;
   }
 
   const runtime: ExecRuntime = {
@@ -134,8 +134,7 @@ export function createExecRuntime(workspace: Workspace, settings: Settings, home
     },
     async startShell(cwd, capture) {
       // the shell reads its commands from the pipe; each command gets /dev/null (terminals.ts)
-      const shell = await launch("exec bash --noprofile --norc", cwd, capture, "pipe");
-      return shell as RunningCommand & { pid: number };
+      return launch("exec bash --noprofile --norc", cwd, capture, "pipe");
     },
     async dispose() {
       if (disposed) return;

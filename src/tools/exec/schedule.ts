@@ -220,7 +220,7 @@ function oneLine(text: string, max = 80): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-export function createScheduleTool(book: ScheduleBook) {
+export function createScheduleTool(book: ScheduleBook, root: string) {
   return defineTool({
     spec: {
       name: "schedule",
@@ -229,6 +229,9 @@ export function createScheduleTool(book: ScheduleBook) {
       parameters: ScheduleArgs,
       safety: "execute",
       group: "Command",
+      // the condition is a shell command like any other, judged when the schedule is set
+      shellCommands: (args) =>
+        args.TimerCondition ? [{ commandLine: args.TimerCondition, folders: [root] }] : [],
     },
     async execute(args, ctx) {
       let entry: ScheduleEntry;

@@ -12,6 +12,8 @@ export interface CommandTask {
   readonly startedAt: number;
   readonly running: RunningCommand;
   state: TaskState;
+  /** Everything written to its standard input so far (send_input), for judging what comes next. */
+  inputSent: string;
   endedAt?: number;
   exit?: ExitStatus;
 }
@@ -37,7 +39,7 @@ export function createTaskBook(): TaskBook {
   return {
     add(entry) {
       counter++;
-      const task: CommandTask = { ...entry, id: `t${counter}`, state: "running" };
+      const task: CommandTask = { ...entry, id: `t${counter}`, state: "running", inputSent: "" };
       tasks.set(task.id, task);
       void entry.running.finished.then((exit) => {
         task.exit = exit;

@@ -1,20 +1,25 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync, readlinkSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import type { OutputCapture } from "./output-buffer.js";
-import type { ExitStatus } from "./process-tree.js";
+import { descendantsOf, type ExitStatus } from "./process-tree.js";
 import type { RunningCommand } from "./running-command.js";
 import type { ExecRuntime } from "./runtime.js";
 
 /**
  * Persistent terminals (RunPersistent): one long-lived bash per id, fed one command at a time, so
  * `cd` and `export` carry over. Each command runs through `eval` with stdin at /dev/null (the shell
- * reads its commands from stdin), then prints a sentinel line carrying `$?`.
+ * reads its commands from stdin), then prints a sentinel line carrying `$?` and `$PWD`. The shell's
+ * real folder is read from /proc after each command (a `PWD=` assignment cannot fake it), so the
+ * policy judges the next command's relative paths against where the shell really is.
  */
 export interface TerminalPool {
   /** Runs `command` in terminal `id`, creating it in `cwd` if it does not exist. */
   run(id: string, command: string, cwd: string): Promise<RunningCommand & { createdTerminal: boolean }>;
   isBusy(id: string): boolean;
   list(): string[];
+  /** Terminal `id`'s real current folder: undefined when it is not open, null when it cannot be told. */
+  folderOf(id: string): string | null | undefined;
 }
 
 interface Terminal {
@@ -23,6 +28,10 @@ interface Terminal {
   sentinel: string;
   current?: { capture: OutputCapture; resolve: (status: ExitStatus) => void };
   pending: string;
+  /** Where the shell is, as of its last finished command. */
+  folder: string | null;
+  /** The bash reading the commands (below bwrap in a namespace), once found. */
+  shellPid?: number;
 }
 
 export function createTerminalPool(runtime: ExecRuntime): TerminalPool {
@@ -34,6 +43,7 @@ export function createTerminalPool(runtime: ExecRuntime): TerminalPool {
       id,
       sentinel: `__GANTRY_DONE_${randomBytes(6).toString("hex")}_`,
       pending: "",
+      folder: cwd,
       shell: undefined as unknown as RunningCommand,
     };
     const router = routerCapture((chunk) => route(terminal, decoder.write(chunk)));
@@ -55,18 +65,20 @@ export function createTerminalPool(runtime: ExecRuntime): TerminalPool {
     const current = terminal.current;
     if (!current) return;
     const buffer = terminal.pending + text;
-    const match = new RegExp(`\\n${terminal.sentinel}(\\d+)__\\n`).exec(buffer);
+    const match = new RegExp(`\\n${terminal.sentinel}(\\d+):([^\\n]*)__\\n`).exec(buffer);
     if (match) {
       terminal.pending = "";
       current.capture.write(buffer.slice(0, match.index));
+      terminal.folder = shellFolder(terminal, match[2] as string);
       terminal.current = undefined;
       current.resolve({ exitCode: Number(match[1]), signal: null });
       return;
     }
     // hold back what could be the start of the sentinel line
-    const keep = terminal.sentinel.length + 16;
-    terminal.pending = buffer.slice(-keep);
-    current.capture.write(buffer.slice(0, Math.max(0, buffer.length - keep)));
+    const started = buffer.lastIndexOf(`\n${terminal.sentinel}`);
+    const keepFrom = started >= 0 ? started : Math.max(0, buffer.length - terminal.sentinel.length - 1);
+    terminal.pending = buffer.slice(keepFrom);
+    current.capture.write(buffer.slice(0, keepFrom));
   }
 
   return {
@@ -84,7 +96,10 @@ export function createTerminalPool(runtime: ExecRuntime): TerminalPool {
         return status;
       });
       const quoted = `'${command.replaceAll("'", `'\\''`)}'`;
-      target.shell.write(`eval ${quoted} </dev/null; printf '\\n${target.sentinel}%s__\\n' "$?"\n`);
+      // newlines in the folder would break the sentinel line; such a report is not trusted anyway
+      target.shell.write(
+        `eval ${quoted} </dev/null; printf '\\n${target.sentinel}%s:%s__\\n' "$?" "\${PWD//$'\\n'/?}"\n`,
+      );
       return {
         capture,
         isolation: target.shell.isolation,
@@ -105,7 +120,42 @@ export function createTerminalPool(runtime: ExecRuntime): TerminalPool {
     list() {
       return [...terminals.keys()];
     },
+    folderOf(id) {
+      const terminal = terminals.get(id);
+      return terminal === undefined ? undefined : terminal.folder;
+    },
   };
+}
+
+const SHELL_COMMAND_LINE = "bash\0--noprofile\0--norc\0";
+
+/**
+ * The shell's real folder: /proc/<pid>/cwd of the bash reading the commands (the top process of the
+ * tree, or the first below it in a namespace); where /proc is missing, what the shell reported.
+ */
+function shellFolder(terminal: Terminal, reported: string): string | null {
+  const root = terminal.shell.pid;
+  if (root !== undefined && root > 0) {
+    terminal.shellPid ??= [root, ...descendantsOf(root)].find(
+      (pid) => commandLineOf(pid) === SHELL_COMMAND_LINE,
+    );
+    if (terminal.shellPid !== undefined) {
+      try {
+        return readlinkSync(`/proc/${terminal.shellPid}/cwd`);
+      } catch {
+        // gone, or not ours to read: fall back to the report
+      }
+    }
+  }
+  return reported === "" || reported.includes("?") ? null : reported;
+}
+
+function commandLineOf(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8");
+  } catch {
+    return undefined;
+  }
 }
 
 /** A capture that only forwards the shell's raw output to the terminal's router. */
