@@ -1,6 +1,7 @@
 import type { Dirent } from "node:fs";
 import { lstat, readdir, readlink } from "node:fs/promises";
 import { z } from "zod";
+import { withReadRules } from "../../policy/read-visibility.js";
 import { isAtomicTempName } from "../../workspace/atomic-write.js";
 import { openVerifiedDirectory } from "../../workspace/paths.js";
 import type { Workspace } from "../../workspace/workspace.js";
@@ -49,13 +50,14 @@ export function createListDirTool(env: ToolEnvironment) {
         ctx.signal.throwIfAborted();
         // a write in progress (or one a crash cut short) is not an entry of the folder
         const entries = all.filter((entry) => !isAtomicTempName(entry.name));
-        const visible = entries.filter((entry) => !workspace.secrets.isSecret(joinRel(rel, entry.name)));
+        const readable = withReadRules(env.permissions, "list_dir", workspace.secrets);
+        const visible = entries.filter((entry) => !readable.guard.isSecret(joinRel(rel, entry.name)));
         visible.sort(foldersFirstByName);
         const offset = args.Offset ?? 0;
         const { lines, shown } = await describeEntries(visible.slice(offset), opened.path, rel, workspace);
         const hidden = entries.length - visible.length;
         const page = { offset, shown, total: visible.length };
-        return okResult(listingText(lines, page, hidden, args), {
+        return okResult(listingText(lines, page, { hidden, byRules: readable.hidesByRules }, args), {
           path: rel || ".",
           entries: visible.length,
           offset,
@@ -142,7 +144,7 @@ export function formatSize(bytes: number): string {
 function listingText(
   lines: string[],
   page: { offset: number; shown: number; total: number },
-  hidden: number,
+  { hidden, byRules }: { hidden: number; byRules: boolean },
   args: ListDirArgs,
 ): string {
   const { offset, shown, total } = page;
@@ -153,9 +155,10 @@ function listingText(
         ? [`[no more entries: the folder has ${total}, and Offset ${offset} skips them all]`]
         : [...lines];
   if (hidden > 0) {
-    out.push(
-      `[${hidden} ${hidden === 1 ? "entry" : "entries"} hidden: secret files and .git are not listed]`,
-    );
+    const what = byRules
+      ? "secret files, .git and paths permission rules keep from reads"
+      : "secret files and .git";
+    out.push(`[${hidden} ${hidden === 1 ? "entry" : "entries"} hidden: ${what} are not listed]`);
   }
   if (offset + shown < total) {
     out.push(

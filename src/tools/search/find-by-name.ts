@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { withReadRules } from "../../policy/read-visibility.js";
 import { defineTool, okResult, type ToolResult } from "../contract.js";
 import type { ToolEnvironment } from "../environment.js";
 import { nextCall, offsetArgument } from "../paging.js";
@@ -65,7 +66,7 @@ export function createFindByNameTool(env: ToolEnvironment) {
         root: env.workspace.root,
         startRel: root.rel,
         chain: root.chain,
-        secrets: env.workspace.secrets,
+        secrets: withReadRules(env.permissions, "find_by_name", env.workspace.secrets).guard,
         maxDepth: args.MaxDepth,
         signal: ctx.signal,
         visit(entry) {

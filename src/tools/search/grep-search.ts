@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { withReadRules } from "../../policy/read-visibility.js";
 import { defineTool, errorResult, okResult, type ToolResult } from "../contract.js";
 import type { ToolEnvironment } from "../environment.js";
 import { nextCall, offsetArgument } from "../paging.js";
@@ -108,7 +109,7 @@ function grepRequest(
     searchIsDir: root.isDir,
     chain: root.chain,
     gitignoreFolders: root.gitignoreFolders,
-    secrets: env.workspace.secrets,
+    secrets: withReadRules(env.permissions, "grep_search", env.workspace.secrets).guard,
     secretAllowGlobs: env.settings.secrets?.allow ?? [],
     query: args.Query,
     isRegex: args.IsRegex ?? false,
