@@ -9,6 +9,7 @@ import {
   nameMayBeProtected,
   patternMayHitProtected,
   protectedFileInside,
+  protectedHardLink,
 } from "./command-paths.js";
 import type { Check } from "./rules.js";
 import { analyzeShellCommand, type FileEffect, type FolderSet, type ProgramRun } from "./shell-analysis.js";
@@ -110,7 +111,16 @@ function deletionAsRm(effect: FileEffect): Check {
 async function fileChecks(effect: FileEffect, context: CheckContext): Promise<Check[]> {
   const word = effect.word;
   const named = word.value ?? word.pattern;
-  if (named === undefined) return [unknownTarget(effect, context, describeUnknown(effect))];
+  if (named === undefined) {
+    // `$dir/log.txt` cannot be a protected file, whatever $dir is: their names are known
+    const names = [word.name, ...(effect.into ?? []).map((source) => source.value && baseName(source.value))];
+    const mayBeProtected =
+      effect.recursive === true || names.some((name) => !name || nameMayBeProtected(name));
+    return [unknownTarget(effect, context, describeUnknown(effect), mayBeProtected)];
+  }
+  // /proc/self/cwd and the like name the shell's own files, not Gantry's
+  if (named.startsWith("/proc/"))
+    return [unknownTarget(effect, context, `${named} (a path of the process itself)`)];
   const checks: Check[] = [];
   const relative = !path.isAbsolute(named);
   if (relative && effect.folders.unknown) {
@@ -118,6 +128,11 @@ async function fileChecks(effect: FileEffect, context: CheckContext): Promise<Ch
     checks.push(
       unknownTarget(effect, context, `${named} (${reason})`, nameMayBeProtected(named) || !!effect.recursive),
     );
+  }
+  // `~` is $HOME, which an earlier command may have changed: where else it lands is unknown
+  const homeMayHitProtected = effect.recursive === true || nameMayBeProtected(baseName(named));
+  if (word.written.startsWith("~") && effect.kind !== "read" && homeMayHitProtected) {
+    checks.push(unknownTarget(effect, context, `${word.written} (if $HOME was changed)`));
   }
   const folders = relative ? effect.folders.paths : ["/"];
   for (const folder of folders) {
@@ -192,12 +207,13 @@ async function placeCheck(effect: FileEffect, place: Place, context: CheckContex
       ...(recursive ? { recursive: true } : {}),
     },
   };
-  // a file a command reads needs no approval of its own: Read deny and ask rules judge it
-  if (kind === "read") check.implied = true;
+  // a file a command reads, or one a new link points at, needs no approval of its own: deny and ask rules judge it
+  if (kind === "read" || effect.linksTo) check.implied = true;
   if (kind !== "read" && !context.allowAgentConfigEdits) {
     const hit = recursive
       ? await protectedFileInside(root, place, effect.onlyNames)
-      : await protectedTargetOf(root, place.named, place.resolved);
+      : ((await protectedTargetOf(root, place.named, place.resolved)) ??
+        (await protectedHardLink(root, place.resolved)));
     if (hit !== undefined) check.protectedFile = hit;
   }
   return check;

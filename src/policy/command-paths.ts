@@ -1,4 +1,4 @@
-import { lstat, readdir, realpath } from "node:fs/promises";
+import { lstat, readdir, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import picomatch from "picomatch";
 import { isInside } from "../workspace/paths.js";
@@ -96,6 +96,26 @@ export async function patternMayHitProtected(
     const probe = rel.replaceAll("*", "x");
     const prefixes = rel.split("/").map((_, index, all) => all.slice(0, index + 1).join("/"));
     if (test(probe) || test(rel) || prefixes.some((prefix) => test(prefix))) return protectedPattern;
+  }
+  return undefined;
+}
+
+/**
+ * The protected file an existing file is a hard link to: writing through one name (`>` truncates in
+ * place) changes every name of the file.
+ */
+export async function protectedHardLink(root: string, resolved: string): Promise<string | undefined> {
+  const target = await stat(resolved).catch(() => undefined);
+  if (!target || target.nlink < 2) return undefined;
+  for (const pattern of PROTECTED_AGENT_CONFIG_PATTERNS) {
+    const folderRel = path.posix.dirname(pattern);
+    const entries = await readdir(path.join(root, folderRel)).catch(() => [] as string[]);
+    for (const entry of entries) {
+      const rel = `${folderRel}/${entry}`;
+      if (!isProtectedAgentConfig(rel)) continue;
+      const info = await stat(path.join(root, rel)).catch(() => undefined);
+      if (info && info.ino === target.ino && info.dev === target.dev) return rel;
+    }
   }
   return undefined;
 }

@@ -118,6 +118,8 @@ function analyzeStatement(stmt: ShNode, script: ParsedScript, state: State, leve
   const call = stmt.Cmd as ShNode | null;
   if (!call || script.typeOf(call) !== "CallExpr") return;
   const assigns = (call.Assigns as ShNode[]).map((assign) => readAssign(assign, script, state));
+  // a CDPATH of the command's own makes `cd name` go wherever it says
+  if (assigns.some((assign) => assign.name === "CDPATH")) state.cdpath = true;
   const words = (call.Args as ShNode[]).map((word) => readWord(word, script, state.home));
   for (const assign of assigns) {
     const found = commandsInAssignment(assign.name, assign.valueWord);
@@ -282,6 +284,7 @@ function analyzeDeclaration(node: ShNode, script: ParsedScript, state: State, le
   for (const assign of (node.Args as ShNode[] | null) ?? []) {
     if (!assign.Name) continue;
     const read = readAssign(assign, script, state);
+    if (read.name === "CDPATH") state.cdpath = true;
     const found = commandsInAssignment(read.name, read.valueWord);
     runScripts(found.scripts, state, level);
     if (found.unknown) state.runs.push(unknownRun(read.word.written, found.unknown));
@@ -365,9 +368,16 @@ function moveFolders(name: string, words: readonly ShellWord[], state: State): v
   }
   const target = parseArgs(words, 1, {}).operands[0];
   let value = target ? target.value : name === "cd" ? state.home : undefined;
-  if (value === undefined || value === "-") {
+  // `cd -` is $OLDPWD, `pushd +1` rotates the stack; `cd` and `cd ~` go to a $HOME that may have changed
+  if (
+    value === undefined ||
+    value === "-" ||
+    /^[+-]\d/.test(value) ||
+    !target ||
+    target.written.startsWith("~")
+  ) {
     folders.unknown = true;
-    return;
+    if (value === undefined || value === "-" || /^[+-]\d/.test(value)) return;
   }
   if (state.cdpath && !/^(\/|\.\.?(\/|$))/.test(value)) folders.unknown = true;
   if (!value.startsWith("/")) value = value === "" ? "." : value;

@@ -106,3 +106,30 @@ export function hasOption(args: ParsedArgs, ...names: string[]): boolean {
 export function optionValues(args: ParsedArgs, ...names: string[]): (ShellWord | undefined)[] {
   return args.options.filter((option) => names.includes(option.name)).map((option) => option.value);
 }
+
+/** xargs's options, read by its wrapper and its file effects alike. */
+export const XARGS_SHAPE: OptionShape = {
+  valued: [
+    "-a",
+    "--arg-file",
+    "-d",
+    "--delimiter",
+    "-E",
+    "-I",
+    "-L",
+    "--max-lines",
+    "-n",
+    "--max-args",
+  ].concat(["-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"]),
+  attachedOnly: ["-i", "-l", "-e"],
+};
+
+/** script's options (`-c COMMAND`, log files). */
+export const SCRIPT_VALUED = ["-c", "--command", "-E", "--echo", "-O", "--log-out", "-I", "--log-in"].concat([
+  "-B",
+  "--log-io",
+  "-T",
+  "--log-timing",
+  "-m",
+  "--logging-format",
+]);

@@ -1,6 +1,13 @@
-import { hasOption, type OptionShape, optionValues, parseArgs } from "./shell-args.js";
+import {
+  hasOption,
+  type OptionShape,
+  optionValues,
+  parseArgs,
+  SCRIPT_VALUED,
+  XARGS_SHAPE,
+} from "./shell-args.js";
+import { readSed } from "./shell-sed.js";
 import { literalWord, type ShellWord } from "./shell-words.js";
-import { XARGS_SHAPE } from "./shell-wrappers.js";
 
 /**
  * Files a command writes, reads or deletes by itself, where its words name them (SPEC §5): `tee out`,
@@ -22,6 +29,8 @@ export interface FileTarget {
   lists?: boolean;
   /** A delete that moves the file elsewhere (mv's sources), not one that removes it. */
   moves?: boolean;
+  /** A file a new link points at (`ln -s FILE link`, `ln FILE link`): writing the link writes it. */
+  linksTo?: boolean;
 }
 
 type Handler = (words: readonly ShellWord[]) => FileTarget[];
@@ -86,32 +95,54 @@ function installFiles(words: readonly ShellWord[]): FileTarget[] {
   return install(words, INSTALL_VALUED);
 }
 
-/** `ln TARGET LINK`, `ln TARGET… DIR`, `ln -t DIR TARGET…`, `ln TARGET` (a link named after it, here). */
+/**
+ * `ln TARGET LINK`, `ln TARGET… DIR`, `ln -t DIR TARGET…`, `ln TARGET` (a link named after it, here).
+ * The link is written; its target gains a name that writes it: judged too (`linksTo`).
+ */
 function lnFiles(words: readonly ShellWord[]): FileTarget[] {
   const args = parseArgs(words, 1, { valued: TARGET, permute: true });
+  const symbolic = hasOption(args, "-s", "--symbolic");
   const folder = optionValues(args, "-t", "--target-directory")[0];
-  if (folder) return [write(folder, { into: args.operands, alwaysInto: true })];
-  const [first] = args.operands;
-  if (args.operands.length === 1 && first) {
-    return [
-      write(first.value !== undefined ? literalWord(baseName(first.value)) : { written: first.written }),
-    ];
+  const single = args.operands.length === 1 && !folder;
+  const targets = folder || single ? args.operands : args.operands.slice(0, -1);
+  const link = folder ?? (single ? undefined : args.operands[args.operands.length - 1]);
+  const files: FileTarget[] = [];
+  for (const target of targets)
+    files.push(linkTarget(target, symbolic, link, !!folder || targets.length > 1));
+  if (single && targets[0]) {
+    const value = targets[0].value;
+    files.push(write(value !== undefined ? literalWord(baseName(value)) : { written: targets[0].written }));
+  } else if (link) {
+    const plain = hasOption(args, "-T", "--no-target-directory");
+    files.push(write(link, plain ? {} : { into: targets, alwaysInto: !!folder }));
   }
-  const link = args.operands[args.operands.length - 1];
-  if (!link) return [];
-  const plain = hasOption(args, "-T", "--no-target-directory");
-  return [write(link, plain ? {} : { into: args.operands.slice(0, -1) })];
+  return files;
+}
+
+/** A symbolic link's target is relative to the link's folder; a hard link's to where ln runs. */
+function linkTarget(
+  target: ShellWord,
+  symbolic: boolean,
+  link: ShellWord | undefined,
+  intoFolder: boolean,
+): FileTarget {
+  const value = target.value;
+  if (!symbolic || value === undefined || value.startsWith("/") || !link)
+    return write(target, { linksTo: true });
+  if (link.value === undefined) return write({ written: target.written }, { linksTo: true });
+  const folder = intoFolder ? link.value : link.value.slice(0, link.value.lastIndexOf("/") + 1);
+  return write(literalWord(folder === "" ? value : `${folder.replace(/\/?$/, "/")}${value}`), {
+    linksTo: true,
+  });
 }
 
 function sedFiles(words: readonly ShellWord[]): FileTarget[] {
-  const args = parseArgs(words, 1, {
-    valued: ["-e", "--expression", "-f", "--file", "-l", "--line-length"],
-    attachedOnly: ["-i"],
-    permute: true,
-  });
-  if (!hasOption(args, "-i", "--in-place")) return [];
-  const scripted = hasOption(args, "-e", "--expression", "-f", "--file");
-  return (scripted ? args.operands : args.operands.slice(1)).map((word) => write(word));
+  const sed = readSed(words);
+  return [
+    ...sed.inPlace.map((word) => write(word)),
+    ...sed.writes.map((file) => write(literalWord(file))),
+    ...sed.reads.map((file) => read(literalWord(file))),
+  ];
 }
 
 function perlFiles(words: readonly ShellWord[]): FileTarget[] {
@@ -302,6 +333,35 @@ const HANDLERS: Record<string, Handler> = {
   },
   touch: operandsAre("write", { valued: ["-d", "--date", "-t", "-r", "--reference"] }),
   mkdir: operandsAre("write", { valued: ["-m", "--mode", "--context"] }),
+  mkfifo: operandsAre("write", { valued: ["-m", "--mode", "--context"] }),
+  rsync: (words) =>
+    cp(words, [
+      "-e",
+      "--rsh",
+      "--exclude",
+      "--include",
+      "-f",
+      "--filter",
+      "--files-from",
+      "-T",
+      "--temp-dir",
+    ]),
+  script: (words) => {
+    const args = parseArgs(words, 1, { valued: SCRIPT_VALUED, permute: true });
+    const logs = optionValues(
+      args,
+      "-O",
+      "--log-out",
+      "-I",
+      "--log-in",
+      "-B",
+      "--log-io",
+      "-T",
+      "--log-timing",
+    );
+    const typescript = args.operands[0] ?? literalWord("typescript");
+    return [typescript, ...logs].flatMap((word) => (word ? [write(word)] : []));
+  },
   chmod: modeChange,
   chown: modeChange,
   chgrp: modeChange,

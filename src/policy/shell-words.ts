@@ -8,6 +8,8 @@ export interface ShellWord {
   value?: string;
   /** Instead of `value`, when the word's only expansion is a file-name pattern (`*.log`): the pattern. */
   pattern?: string;
+  /** For a word known only when running: the file name it ends in, when a literal `/name` follows the last expansion. */
+  name?: string;
   /** A word filled in with paths found below folders (find's `{}`): as a file, any entry below them. */
   within?: { folders: readonly ShellWord[]; onlyNames?: readonly string[] };
 }
@@ -23,32 +25,45 @@ export function literalWord(value: string): ShellWord {
  */
 export function readWord(word: ShNode, script: ParsedScript, home: string | undefined): ShellWord {
   const written = script.textOf(word);
-  let value = "";
-  let pattern = false;
-  const parts = word.Parts as ShNode[];
-  for (const [index, part] of parts.entries()) {
-    const type = script.typeOf(part);
-    if (type === "Lit") {
-      const raw = String(part.Value);
-      const masked = raw.replace(/\\[\s\S]/g, "__");
-      // brace expansion (`{rm,x}`) makes several words of one
-      if (/\{[^}]*(,|\.\.)[^}]*\}/.test(masked)) return { written };
-      if (/[*?[]/.test(masked)) pattern = true;
-      const expanded = index === 0 ? expandTilde(raw, home) : raw;
-      if (expanded === undefined) return { written };
-      value += unescapeUnquoted(expanded);
-    } else if (type === "SglQuoted") {
-      value += part.Dollar ? decodeAnsiC(String(part.Value)) : String(part.Value);
-    } else if (type === "DblQuoted") {
-      for (const inner of part.Parts as ShNode[]) {
-        if (script.typeOf(inner) !== "Lit") return { written };
-        value += String(inner.Value).replace(/\\([$`"\\\n])/g, (_, char: string) =>
-          char === "\n" ? "" : char,
-        );
-      }
-    } else return { written };
+  const parts = (word.Parts as ShNode[]).map((part, index) => partValue(part, index, script, home));
+  if (parts.some((part) => part.value === undefined)) {
+    // the literal end after the last expansion (`$dir/log.txt`): its file name is known
+    let tail = "";
+    for (let at = parts.length - 1; at >= 0 && parts[at]?.value !== undefined; at--) {
+      if (parts[at]?.pattern) return { written };
+      tail = parts[at]?.value + tail;
+    }
+    const slash = tail.lastIndexOf("/");
+    return slash >= 0 && slash < tail.length - 1 ? { written, name: tail.slice(slash + 1) } : { written };
   }
-  return pattern ? { written, pattern: value } : { written, value };
+  const value = parts.map((part) => part.value).join("");
+  return parts.some((part) => part.pattern) ? { written, pattern: value } : { written, value };
+}
+
+/** One part of a word: its literal value (undefined for an expansion), and whether it holds a pattern. */
+function partValue(part: ShNode, index: number, script: ParsedScript, home: string | undefined) {
+  const type = script.typeOf(part);
+  if (type === "SglQuoted") {
+    return { value: part.Dollar ? decodeAnsiC(String(part.Value)) : String(part.Value) };
+  }
+  if (type === "DblQuoted") {
+    let value = "";
+    for (const inner of part.Parts as ShNode[]) {
+      if (script.typeOf(inner) !== "Lit") return { value: undefined };
+      value += String(inner.Value).replace(/\\([$`"\\\n])/g, (_, char: string) =>
+        char === "\n" ? "" : char,
+      );
+    }
+    return { value };
+  }
+  if (type !== "Lit") return { value: undefined };
+  const raw = String(part.Value);
+  const masked = raw.replace(/\\[\s\S]/g, "__");
+  // brace expansion (`{rm,x}`) makes several words of one
+  if (/\{[^}]*(,|\.\.)[^}]*\}/.test(masked)) return { value: undefined };
+  const expanded = index === 0 ? expandTilde(raw, home) : raw;
+  if (expanded === undefined) return { value: undefined };
+  return { value: unescapeUnquoted(expanded), pattern: /[*?[]/.test(masked) };
 }
 
 /** `~` and `~/…` are the home folder; `~user`, `~+` and `~-` are known only when the shell runs. */

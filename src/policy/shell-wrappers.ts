@@ -1,4 +1,12 @@
-import { hasOption, type OptionShape, optionValues, parseArgs } from "./shell-args.js";
+import {
+  hasOption,
+  type OptionShape,
+  optionValues,
+  parseArgs,
+  SCRIPT_VALUED,
+  XARGS_SHAPE,
+} from "./shell-args.js";
+import { readSed } from "./shell-sed.js";
 import type { ShellWord } from "./shell-words.js";
 
 /**
@@ -59,7 +67,27 @@ const SIMPLE_WRAPPERS: Record<string, SimpleWrapper> = {
   doas: { valued: ["-u", "-C"], transparent: false },
   chroot: { valued: ["--userspec", "--groups"], operands: 1, transparent: false },
   runuser: { valued: ["-u", "-g", "-G", "--user", "--group"], transparent: false },
+  pkexec: { valued: ["--user"], transparent: false },
+  unshare: {
+    valued: [
+      "-S",
+      "--setuid",
+      "-G",
+      "--setgid",
+      "-R",
+      "--root",
+      "-w",
+      "--wd",
+      "--propagation",
+      "--setgroups",
+    ],
+    transparent: false,
+  },
+  nsenter: { valued: ["-t", "--target", "-S", "--setuid", "-G", "--setgid"], transparent: false },
 };
+
+/** Files that are the command's own standard input: a shell or `source` reading one reads its stdin. */
+const STANDARD_INPUT_FILES = new Set(["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"]);
 
 /** Shells whose `-c` string is a script, and that read a script from a file or standard input otherwise. */
 export const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish"]);
@@ -98,7 +126,11 @@ export function unwrapCommand(
       return { scripts: [joinWords(words.slice(1))], transparent: true };
     case "source":
     case ".":
-      return unwrapSource(words);
+      return unwrapSource(words, stdin);
+    case "sed":
+      return unwrapSed(words);
+    case "script":
+      return unwrapScript(words);
     case "trap":
       return unwrapTrap(words);
     case "alias":
@@ -152,22 +184,6 @@ function unwrapEnv(words: readonly ShellWord[]): Unwrapped {
   return { inner: rest, transparent: plain, chdir, assignments };
 }
 
-export const XARGS_SHAPE: OptionShape = {
-  valued: [
-    "-a",
-    "--arg-file",
-    "-d",
-    "--delimiter",
-    "-E",
-    "-I",
-    "-L",
-    "--max-lines",
-    "-n",
-    "--max-args",
-  ].concat(["-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"]),
-  attachedOnly: ["-i", "-l", "-e"],
-};
-
 /** `xargs [options] [COMMAND [ARGS]]`: runs COMMAND (echo by default) with words from standard input. */
 function unwrapXargs(words: readonly ShellWord[]): Unwrapped {
   const args = parseArgs(words, 1, XARGS_SHAPE);
@@ -203,7 +219,8 @@ function unwrapShell(words: readonly ShellWord[], stdin: StandardInput): Unwrapp
     // a startup file or a login shell runs more than the script
     return { scripts: [script], transparent: !hasOption(args, ...STARTUP_OPTIONS) };
   }
-  const reads = hasOption(args, "-s") || operands.length === 0;
+  const reads =
+    hasOption(args, "-s") || operands.length === 0 || STANDARD_INPUT_FILES.has(operands[0]?.value ?? "");
   if (!reads) {
     const file = operands[0] as ShellWord;
     return file.value === undefined && file.pattern === undefined
@@ -232,12 +249,31 @@ function unwrapInterpreter(words: readonly ShellWord[], stdin: StandardInput): U
   return { transparent: false, unknown: "it runs a program it reads from a pipe, known only when it runs" };
 }
 
-function unwrapSource(words: readonly ShellWord[]): Unwrapped {
+function unwrapSource(words: readonly ShellWord[], stdin: StandardInput): Unwrapped {
   const file = words[1];
+  if (STANDARD_INPUT_FILES.has(file?.value ?? "")) return fromStandardInput(stdin);
   if (file && file.value === undefined && file.pattern === undefined) {
     return { transparent: false, unknown: UNKNOWN_SCRIPT };
   }
   return { transparent: false };
+}
+
+/** GNU sed's `e COMMAND` runs a command; `s///e` runs what the pattern space holds. */
+function unwrapSed(words: readonly ShellWord[]): Unwrapped | undefined {
+  const sed = readSed(words);
+  if (sed.commands.length === 0 && !sed.unknown) return undefined;
+  return {
+    scripts: sed.commands.map((command) => ({ written: command, value: command })),
+    transparent: false,
+    unknown: sed.unknown,
+  };
+}
+
+/** `script -c COMMAND [FILE]` runs COMMAND, recording it. */
+function unwrapScript(words: readonly ShellWord[]): Unwrapped | undefined {
+  const args = parseArgs(words, 1, { valued: SCRIPT_VALUED, permute: true });
+  const commands = optionValues(args, "-c", "--command");
+  return commands.length > 0 ? { scripts: commands.map(orUnknown), transparent: false } : undefined;
 }
 
 /** `trap 'ACTION' SIGNAL…`: the action runs later, as a script. */

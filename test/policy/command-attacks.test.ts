@@ -41,6 +41,18 @@ const RM_ATTACKS = [
   "trap 'rm victim' EXIT",
   "alias ls='rm victim'",
   "FOO=1 rm victim",
+  "busybox rm victim",
+  "pkexec rm victim",
+  "unshare -r rm victim",
+  "script -qc 'rm victim' /dev/null",
+  "source /dev/stdin <<< 'rm victim'",
+  "bash /dev/stdin <<< 'rm victim'",
+  "sed -n '1e rm victim' victim",
+  "coproc rm victim",
+  "if true; then rm victim; fi",
+  "a=$(rm victim)",
+  "watch -n 1 rm victim",
+  "flock /tmp/gantry-test.lock rm victim",
 ];
 
 /** Programs known only when the command runs: in yolo, denied because they could be rm. */

@@ -1,4 +1,4 @@
-import { readFileSync, symlinkSync } from "node:fs";
+import { linkSync, readFileSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createGantrySession } from "../../src/gantry.js";
@@ -61,6 +61,18 @@ const TAMPERING = [
   'cd "$(echo .agents)" && echo "{}" > hooks.json',
   "chmod 000 .agents/hooks.json",
   "touch .agents/settings.local.json",
+  "ln .agents/hooks.json alias && echo '{}' > alias",
+  "ln -s .agents/hooks.json alias",
+  "ln -s ../.agents/hooks.json staged/alias",
+  "sed -n 'w .agents/hooks.json' evil.json",
+  "sed 's/x/y/w .agents/hooks.json' evil.json",
+  "echo '{}' > /proc/self/cwd/.agents/hooks.json",
+  "export HOME=$PWD/.agents; echo '{}' > ~/hooks.json",
+  "export HOME=$PWD/.agents; cd && echo '{}' > hooks.json",
+  "d=.agents; echo '{}' > $d/hooks.json",
+  "d=.agents; cp evil.json $d/",
+  "rsync evil.json .agents/hooks.json",
+  "mkfifo .agents/settings.local.json",
 ];
 
 describe("the protected files hold against every shell write, in every mode", () => {
@@ -83,6 +95,21 @@ describe("the protected files hold against every shell write, in every mode", ()
     );
     expect(s.asked).toEqual([]);
     unchanged(s);
+  });
+
+  it("refuses a write through a hard link made earlier to a protected file", async () => {
+    const s = await session();
+    linkSync(path.join(s.ws.root, ".agents/hooks.json"), path.join(s.ws.root, "alias.json"));
+    const result = await s.command("echo '{}' > alias.json");
+    expect(result.text).toMatch(/^Denied by protected files \(\.agents\/hooks\.json\)/);
+    unchanged(s);
+  });
+
+  it("a target whose folder is unknown but whose name cannot be a protected file's runs in yolo", async () => {
+    const s = await session();
+    const result = await s.command("d=.agents; echo ok > $d/notes.txt && cat $d/notes.txt");
+    expect(result.error, result.text).toBe(false);
+    expect(result.text).toContain("ok");
   });
 
   it("refuses a write through a link made earlier to a protected file", async () => {

@@ -203,7 +203,13 @@ describe("files a command names", () => {
       "read tool @/ws",
       "write /usr/local/bin/ into tool @/ws",
     ]);
-    expect(files("ln -sf /etc/passwd link")).toEqual(["write link into /etc/passwd @/ws"]);
+    // the file a new link points at is judged too: writing the link writes it
+    expect(files("ln -sf /etc/passwd link")).toEqual([
+      "write /etc/passwd @/ws",
+      "write link into /etc/passwd @/ws",
+    ]);
+    expect(files("ln -s ../x sub/link")).toEqual(["write sub/../x @/ws", "write sub/link into ../x @/ws"]);
+    expect(files("ln hooks.json copy")).toEqual(["write hooks.json @/ws", "write copy into hooks.json @/ws"]);
     expect(files("truncate -s 0 log")).toEqual(["write log @/ws"]);
     expect(files("touch -d yesterday a")).toEqual(["write a @/ws"]);
     expect(files("mkdir -p a/b")).toEqual(["write a/b @/ws"]);
@@ -228,7 +234,8 @@ describe("files a command names", () => {
       "write x @/ws,/ws/sub,/ws/../other,/ws/sub/../other",
     ]);
     expect(files('cd "$d"; echo > hooks.json')).toEqual(["write hooks.json @/ws,?"]);
-    expect(files("cd; touch x")).toEqual(["write x @/ws,/home/u"]);
+    // a bare cd goes to $HOME, which an earlier command may have changed
+    expect(files("cd; touch x")).toEqual(["write x @/ws,/home/u,?"]);
     expect(files("pushd /tmp; popd; touch y")).toEqual(["write y @/ws,/tmp,?"]);
     expect(files("touch ~/x")).toEqual(["write /home/u/x @/ws"]);
   });
