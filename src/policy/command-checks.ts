@@ -12,6 +12,7 @@ import {
   protectedHardLink,
 } from "./command-paths.js";
 import type { Check } from "./rules.js";
+import { scriptFileChecks } from "./script-files.js";
 import { analyzeShellCommand, type FileEffect, type FolderSet, type ProgramRun } from "./shell-analysis.js";
 import { baseName } from "./shell-files.js";
 import { requote } from "./shell-words.js";
@@ -25,7 +26,11 @@ const TOOL_OF = { write: "write_to_file", delete: "delete_file", read: "view_fil
  * (`view_file`), resolved against every folder the shell may be in. Input sent to a running task
  * carries the checks of the task's own command.
  */
-export async function commandChecks(command: ShellCommand, context: CheckContext): Promise<Check[]> {
+export async function commandChecks(
+  command: ShellCommand,
+  context: CheckContext,
+  depth = 0,
+): Promise<Check[]> {
   const folders = startFolders(command, context);
   const analysis = analyzeShellCommand(command.commandLine, analysisOptions(folders, context));
   if (!analysis.ok) {
@@ -41,6 +46,15 @@ export async function commandChecks(command: ShellCommand, context: CheckContext
     checks.push(...(await fileChecks(effect, context)));
     if (effect.kind === "delete" && !effect.moves) checks.push(deletionAsRm(effect));
   }
+  const written = new Set(
+    checks.flatMap((check) =>
+      check.tool === TOOL_OF.write && check.value.type === "path" && check.value.resolved
+        ? [check.value.resolved]
+        : [],
+    ),
+  );
+  const judgeScript = (script: ShellCommand, inner: number) => commandChecks(script, context, inner);
+  for (const run of analysis.runs) checks.push(...(await scriptFileChecks(run, written, depth, judgeScript)));
   if (checks.length === 0) {
     const text = command.commandLine.replace(/\s+/g, " ").trim();
     checks.push(runCheck({ label: text, text, looseSpellings: [] }));

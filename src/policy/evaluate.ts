@@ -30,6 +30,7 @@ function judgeCheck(check: Check, rules: RuleSet, mode: ApprovalMode): CheckOutc
   const deny = rules.deny.find((rule) => rule.matches(check, "loose"));
   if (deny) return { verdict: "deny", source: ruleLabel(deny), reason: `"${check.label}" matches it` };
   if (check.protectedFile) return protectedDenial(check);
+  if (check.onlyDenials) return judgeInsideScript(check, rules, mode);
   const baseline = modeBaseline(mode, check.safety);
   if (mode === "plan" && baseline === "deny") {
     return {
@@ -107,6 +108,15 @@ function judgeUnknown(check: Check, rules: RuleSet, mode: ApprovalMode, baseline
     source: `approval mode ${mode}`,
     reason: `"${check.label}": ${check.unknown}, so no rule can vouch for it`,
   };
+}
+
+/** Inside a script: allowed unless a program known only when it runs could slip past a deny rule. */
+function judgeInsideScript(check: Check, rules: RuleSet, mode: ApprovalMode): CheckOutcome {
+  const evaded = check.unknown || check.unparseable ? evadableRule(check, rules) : undefined;
+  if (!evaded) return { verdict: "allow", source: "" };
+  const why = check.unknown ?? "it does not parse as a shell command";
+  const reason = `"${check.label}": ${why}, so it could be ${evaded.what}`;
+  return { verdict: mode === "yolo" ? "deny" : "ask", source: evaded.source, reason };
 }
 
 /** When a task's own command was allowed to run anything, input to it is: deny rules and protected files still hold. */
@@ -190,6 +200,8 @@ function coveringSource(
   options: { yolo: boolean },
 ): string | undefined {
   if (check.protectedFile) return undefined;
+  if (check.onlyDenials)
+    return (check.unknown || check.unparseable) && evadableRule(check, rules) ? undefined : "";
   const opaque = check.unparseable === true || check.unknown !== undefined;
   if (check.carrier && (!opaque || !evadableRule(check, rules))) {
     const carried = coverage(check.carrier, rules, grants, options);

@@ -64,6 +64,8 @@ export interface Check {
   protectedFile?: string;
   /** A write whose target is unknown and could be a protected file. */
   mayBeProtected?: boolean;
+  /** Inside a script a command runs: only deny rules, the protected files and unknown programs judge it. */
+  onlyDenials?: boolean;
   /** Input sent to a running task: the checks of the task's own command, which may have allowed anything. */
   carrier?: readonly Check[];
 }

@@ -23,6 +23,11 @@ export interface ProgramRun {
   wrapper?: boolean;
   /** A literal script inside the command line (`bash -c '…'`) that does not parse. */
   unparseable?: boolean;
+  /**
+   * A file it runs as a shell script, and from where: `bash x.sh` and `source x.sh` (`viaShell`), or
+   * `./x.sh` run as a program (a shell script when its `#!` line names a shell, or it has none).
+   */
+  scriptFile?: { word: ShellWord; folders: FolderSet; viaShell: boolean };
 }
 
 /** The folders a relative path may start from: where the command starts, and wherever `cd` may take it. */
@@ -176,7 +181,12 @@ function interpretCommand(words: ShellWord[], assigns: ShellWord[], state: State
     openEnded: context.openEnded,
     spelling: git?.spelling,
   });
+  const scriptFile = unwrapped?.scriptFile ?? (program.value.includes("/") ? program : undefined);
+  if (scriptFile)
+    run.scriptFile = { word: scriptFile, folders: snapshot(state), viaShell: !!unwrapped?.scriptFile };
   state.runs.push(run);
+  // running a script reads it: Read rules judge it like any read
+  if (unwrapped?.scriptFile) addFile({ kind: "read", word: unwrapped.scriptFile }, run.label, state);
   // what xargs appends is more operands, named only when it runs
   const operands = context.openEnded ? [...words, { written: "…" }] : words;
   for (const target of [...fileTargetsOf(name, operands), ...(find?.targets ?? [])])

@@ -302,8 +302,6 @@ const READERS: Record<string, OptionShape> = {
   cksum: {},
   cmp: { valued: ["-i", "-n", "--bytes", "--ignore-initial"] },
   diff: { valued: ["--label", "-L", "-I", "-F", "--from-file", "--to-file"] },
-  source: {},
-  ".": {},
 };
 
 const HANDLERS: Record<string, Handler> = {

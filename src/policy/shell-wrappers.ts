@@ -28,6 +28,8 @@ export interface Unwrapped {
   chdir?: ShellWord;
   /** Variables it sets for the command (`env NAME=VALUE`), as `NAME=VALUE` words. */
   assignments?: ShellWord[];
+  /** A file it runs as a shell script (`bash x.sh`, `source x.sh`): judged by its content where readable. */
+  scriptFile?: ShellWord;
 }
 
 interface SimpleWrapper extends OptionShape {
@@ -225,7 +227,7 @@ function unwrapShell(words: readonly ShellWord[], stdin: StandardInput): Unwrapp
     const file = operands[0] as ShellWord;
     return file.value === undefined && file.pattern === undefined
       ? { transparent: false, unknown: UNKNOWN_SCRIPT }
-      : { transparent: false };
+      : { transparent: false, scriptFile: file };
   }
   return fromStandardInput(stdin);
 }
@@ -255,7 +257,7 @@ function unwrapSource(words: readonly ShellWord[], stdin: StandardInput): Unwrap
   if (file && file.value === undefined && file.pattern === undefined) {
     return { transparent: false, unknown: UNKNOWN_SCRIPT };
   }
-  return { transparent: false };
+  return file ? { transparent: false, scriptFile: file } : { transparent: false };
 }
 
 /** GNU sed's `e COMMAND` runs a command; `s///e` runs what the pattern space holds. */

@@ -1,3 +1,5 @@
+import { chmodSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { policySessions } from "./session-support.js";
 
@@ -196,5 +198,70 @@ describe("allow rules cover what they name, not what it runs", () => {
     expect((await s.command("nice -n 5 bash -c 'echo nested'")).text).toContain("nested");
     expect((await s.command("sudo -n echo root")).errorCode).toBe("denied");
     expect((await s.command("./timeout 5 echo x")).errorCode).toBe("denied");
+  });
+});
+
+describe("a script a command runs is judged by its content, for what must hold whatever allowed it", () => {
+  const SCRIPT = "#!/bin/sh\necho cleaning\nrm victim\n";
+
+  for (const line of [
+    "bash clean.sh",
+    "sh ./clean.sh",
+    "source clean.sh",
+    ". ./clean.sh",
+    "./clean.sh",
+    "timeout 5 ./clean.sh",
+  ]) {
+    it(`deny Bash(rm:*) holds inside ${JSON.stringify(line)}`, async () => {
+      const s = await session({
+        mode: "yolo",
+        files: { victim: "keep\n", "clean.sh": SCRIPT },
+        settings: { permissions: { deny: ["Bash(rm:*)"] } },
+      });
+      chmodSync(path.join(s.ws.root, "clean.sh"), 0o755);
+      const result = await s.command(line);
+      expect(result.text).toBe(
+        'Denied by rule deny Bash(rm:*) (settings given to Gantry): "rm victim (in ' +
+          (line.includes("./clean.sh") ? "./clean.sh" : "clean.sh") +
+          ')" matches it',
+      );
+      expect(s.exists("victim")).toBe(true);
+    });
+  }
+
+  it("a script written by the same command line is known only when it runs", async () => {
+    const s = await session({
+      mode: "yolo",
+      files: { victim: "keep\n" },
+      settings: { permissions: { deny: ["Bash(rm:*)"] } },
+    });
+    const result = await s.command("printf 'r''m victim' > t.sh && bash t.sh");
+    expect(result.text).toMatch(
+      /^Denied by rule deny Bash\(rm:\*\).*"t\.sh \(a script\)": it runs a script this command line writes/,
+    );
+    expect(s.exists("victim")).toBe(true);
+  });
+
+  it("allow and ask rules judge the command that runs the script, not each line of it", async () => {
+    const s = await session({
+      mode: "default",
+      files: { "build.sh": "#!/usr/bin/env bash\necho building\nmkdir -p out\ntouch out/done\n" },
+      settings: { permissions: { allow: ["Bash(bash build.sh)"] } },
+    });
+    const result = await s.command("bash build.sh");
+    expect(result.error, result.text).toBe(false);
+    expect(result.text).toContain("building");
+    expect(s.asked).toEqual([]);
+  });
+
+  it("a program whose #! line names another interpreter is not read as a shell script", async () => {
+    const s = await session({
+      mode: "yolo",
+      files: { "tool.py": "#!/usr/bin/env python3\nprint('rm victim')\n" },
+      settings: { permissions: { deny: ["Bash(rm:*)"] } },
+    });
+    chmodSync(path.join(s.ws.root, "tool.py"), 0o755);
+    const result = await s.command("./tool.py || true");
+    expect(result.errorCode, result.text).toBeUndefined();
   });
 });
