@@ -29,6 +29,8 @@ export interface CheckContext {
   home?: string;
   /** Whether the agent may change the files that govern it (`allowAgentConfigEdits`): off, such writes are refused. */
   allowAgentConfigEdits: boolean;
+  /** More protected paths than the workspace's patterns, absolute: the scripts hooks run, the user's config folders. */
+  protectedPaths?: readonly string[];
 }
 
 /**

@@ -1,13 +1,14 @@
 import path from "node:path";
 import type { ShellCommand } from "../tools/contract.js";
 import { isInside } from "../workspace/paths.js";
-import { protectedTargetOf } from "../workspace/protected.js";
 import type { CheckContext } from "./checks.js";
 import {
   isExistingFolder,
   landingPlaces,
   nameMayBeProtected,
+  type ProtectedPlaces,
   patternMayHitProtected,
+  protectedFileAt,
   protectedFileInside,
   protectedHardLink,
 } from "./command-paths.js";
@@ -31,8 +32,8 @@ export async function commandChecks(
   context: CheckContext,
   depth = 0,
 ): Promise<Check[]> {
-  const folders = startFolders(command, context);
-  const analysis = analyzeShellCommand(command.commandLine, analysisOptions(folders, context));
+  const start = startOf(command, context);
+  const analysis = analyzeShellCommand(command.commandLine, analysisOptions(start));
   if (!analysis.ok) {
     const text = command.commandLine.trim();
     return withCarrier(
@@ -68,22 +69,33 @@ async function withCarrier(checks: Check[], command: ShellCommand, context: Chec
   return checks.map((check) => ({ ...check, carrier }));
 }
 
-function analysisOptions(folders: FolderSet, context: CheckContext) {
+interface ShellStart {
+  folders: FolderSet;
+  /** The shell's `$HOME`, for `~` and a bare `cd`; undefined when it may have been changed. */
+  home: string | undefined;
+}
+
+function analysisOptions(start: ShellStart) {
   return {
-    folders,
-    home: context.home,
+    folders: start.folders,
+    home: start.home,
     cdpath: process.env.CDPATH !== undefined && process.env.CDPATH !== "",
   };
 }
 
-/** Where the shell may be when it reads the line: its folders, moved by the `cd`s of what it ran before. */
-function startFolders(command: ShellCommand, context: CheckContext): FolderSet {
-  let folders: FolderSet = { paths: command.folders, unknown: command.folders.length === 0 };
+/** Where the shell may be when it reads the line, and its `$HOME`: as given, then as what it ran before left them. */
+function startOf(command: ShellCommand, context: CheckContext): ShellStart {
+  let start: ShellStart = {
+    folders: { paths: command.folders, unknown: command.folders.length === 0 },
+    home: command.home === undefined ? context.home : (command.home ?? undefined),
+  };
   for (const earlier of command.earlier ?? []) {
-    const analysis = analyzeShellCommand(earlier, analysisOptions(folders, context));
-    folders = analysis.ok ? analysis.folders : { paths: folders.paths, unknown: true };
+    const analysis = analyzeShellCommand(earlier, analysisOptions(start));
+    start = analysis.ok
+      ? { folders: analysis.folders, home: analysis.home }
+      : { folders: { paths: start.folders.paths, unknown: true }, home: undefined };
   }
-  return folders;
+  return start;
 }
 
 function runCheck(run: ProgramRun): Check {
@@ -142,11 +154,6 @@ async function fileChecks(effect: FileEffect, context: CheckContext): Promise<Ch
     checks.push(
       unknownTarget(effect, context, `${named} (${reason})`, nameMayBeProtected(named) || !!effect.recursive),
     );
-  }
-  // `~` is $HOME, which an earlier command may have changed: where else it lands is unknown
-  const homeMayHitProtected = effect.recursive === true || nameMayBeProtected(baseName(named));
-  if (word.written.startsWith("~") && effect.kind !== "read" && homeMayHitProtected) {
-    checks.push(unknownTarget(effect, context, `${word.written} (if $HOME was changed)`));
   }
   const folders = relative ? effect.folders.paths : ["/"];
   for (const folder of folders) {
@@ -224,10 +231,11 @@ async function placeCheck(effect: FileEffect, place: Place, context: CheckContex
   // a file a command reads, or one a new link points at, needs no approval of its own: deny and ask rules judge it
   if (kind === "read" || effect.linksTo) check.implied = true;
   if (kind !== "read" && !context.allowAgentConfigEdits) {
+    const places = protectedPlaces(context);
     const hit = recursive
-      ? await protectedFileInside(root, place, effect.onlyNames)
-      : ((await protectedTargetOf(root, place.named, place.resolved)) ??
-        (await protectedHardLink(root, place.resolved)));
+      ? await protectedFileInside(places, place, effect.onlyNames)
+      : ((await protectedFileAt(places, place.named, place.resolved)) ??
+        (await protectedHardLink(places, place.resolved)));
     if (hit !== undefined) check.protectedFile = hit;
   }
   return check;
@@ -251,7 +259,7 @@ async function patternCheck(effect: FileEffect, folder: string, pattern: string,
   delete check.protectedFile;
   if (effect.kind !== "read" && !context.allowAgentConfigEdits) {
     const rest = literal.slice(Math.max(0, firstWild)).join("/");
-    const hit = await patternMayHitProtected(context.workspaceRoot, landing, rest);
+    const hit = await patternMayHitProtected(protectedPlaces(context), landing, rest);
     if (hit !== undefined) check.protectedFile = hit;
   }
   return check;
@@ -279,6 +287,10 @@ function unknownTarget(
 function describeUnknown(effect: FileEffect): string {
   if (effect.via === "redirection") return "a redirection target known only when the command runs";
   return `${effect.word.written} (a file "${effect.via}" names, known only when it runs)`;
+}
+
+function protectedPlaces(context: CheckContext): ProtectedPlaces {
+  return { root: context.workspaceRoot, extra: context.protectedPaths ?? [] };
 }
 
 function dedupe(checks: Check[]): Check[] {

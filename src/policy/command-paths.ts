@@ -50,52 +50,110 @@ export async function isExistingFolder(abs: string): Promise<boolean> {
   }
 }
 
+/** Where protected files live: the workspace's patterns, and more paths (hook scripts, the user's config folders). */
+export interface ProtectedPlaces {
+  root: string;
+  extra: readonly string[];
+}
+
+/** The protected file a write or delete of `named` (landing at `resolved`) would change, if any. */
+export function protectedFileAt(places: ProtectedPlaces, named: string, resolved: string) {
+  return protectedTargetOf(places.root, named, resolved, places.extra);
+}
+
+/** A folder protected files live in, named for messages. */
+interface ProtectedFolder {
+  shown: string;
+  named: string;
+  /** Everything below it is protected (`.agents/agents/**`, a user config folder), not only some names. */
+  subtree: boolean;
+  /** The workspace-relative folder of a pattern, for the names in it that are protected. */
+  patternFolder?: string;
+}
+
+function protectedFolders(places: ProtectedPlaces): ProtectedFolder[] {
+  const folders: ProtectedFolder[] = PROTECTED_AGENT_CONFIG_PATTERNS.map((pattern) => {
+    const subtree = pattern.endsWith("/**");
+    const folder = subtree ? pattern.slice(0, -3) : path.posix.dirname(pattern);
+    return { shown: pattern, named: path.join(places.root, folder), subtree, patternFolder: folder };
+  });
+  for (const extra of places.extra) folders.push({ shown: extra, named: extra, subtree: true });
+  return folders;
+}
+
 /** The protected file inside a folder that a recursive write or delete (`rm -r`, `cp -r x dir`) would reach. */
 export async function protectedFileInside(
-  root: string,
+  places: ProtectedPlaces,
   folder: { named: string; resolved: string },
   onlyNames?: readonly string[],
 ): Promise<string | undefined> {
-  const itself = await protectedTargetOf(root, folder.named, folder.resolved);
+  const itself = await protectedFileAt(places, folder.named, folder.resolved);
   if (itself !== undefined) return itself;
   const names =
     onlyNames && onlyNames.length > 0
       ? onlyNames.map((glob) => picomatch(glob, { dot: true, nocase: true }))
       : undefined;
-  for (const pattern of PROTECTED_AGENT_CONFIG_PATTERNS) {
-    const folderRel = path.posix.dirname(pattern);
-    const named = path.join(root, folderRel);
-    const real = await realpath(named).catch(() => undefined);
-    const reached = [named, real].some(
-      (place) => place !== undefined && (isInside(folder.named, place) || isInside(folder.resolved, place)),
+  for (const place of protectedFolders(places)) {
+    const real = await realpath(place.named).catch(() => undefined);
+    const reached = [place.named, real].some(
+      (abs) => abs !== undefined && (isInside(folder.named, abs) || isInside(folder.resolved, abs)),
     );
     if (!reached) continue;
     // with a name filter (`find -name '*.tmp' -delete`) only files of a matching name are reached
-    if (!names) return pattern;
-    const entries = await readdir(named).catch(() => [] as string[]);
+    if (!names) return place.shown;
+    const hit = await matchingBelow(place, (name) => names.every((test) => test(name)));
+    if (hit !== undefined) return hit;
+  }
+  return undefined;
+}
+
+/** Entries below a protected folder to look at for a name filter before assuming one matches. */
+const MAX_ENTRIES_LOOKED_AT = 2_000;
+
+/** A protected file in `place` whose name passes `matches`: its protected names, or all below a subtree. */
+async function matchingBelow(place: ProtectedFolder, matches: (name: string) => boolean) {
+  if (!place.subtree) {
+    const entries = await readdir(place.named).catch(() => [] as string[]);
     const hit = entries.find(
-      (entry) => isProtectedAgentConfig(`${folderRel}/${entry}`) && names.every((test) => test(entry)),
+      (entry) => isProtectedAgentConfig(`${place.patternFolder}/${entry}`) && matches(entry),
     );
-    if (hit !== undefined) return `${folderRel}/${hit}`;
+    return hit === undefined ? undefined : `${place.patternFolder}/${hit}`;
+  }
+  const pending = [place.named];
+  let looked = 0;
+  while (pending.length > 0) {
+    const folder = pending.pop() as string;
+    const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      // past the limit, some entry may match: the folder counts as reached
+      if (++looked > MAX_ENTRIES_LOOKED_AT) return place.shown;
+      if (entry.isDirectory()) pending.push(path.join(folder, entry.name));
+      else if (matches(entry.name)) return path.join(folder, entry.name);
+    }
   }
   return undefined;
 }
 
 /** Whether a file-name pattern (`*.json`) in `folder` could match a protected file, now or once created. */
 export async function patternMayHitProtected(
-  root: string,
+  places: ProtectedPlaces,
   folder: string,
   pattern: string,
 ): Promise<string | undefined> {
   const test = picomatch(pattern, { dot: false });
-  for (const protectedPattern of PROTECTED_AGENT_CONFIG_PATTERNS) {
-    const named = path.join(root, protectedPattern);
-    const rel = path.relative(folder, named).split(path.sep).join("/");
+  const candidates = [
+    ...PROTECTED_AGENT_CONFIG_PATTERNS.map((shown) => ({ shown, abs: path.join(places.root, shown) })),
+    ...places.extra.map((extra) => ({ shown: extra, abs: extra })),
+  ];
+  for (const { shown, abs } of candidates) {
+    // a pattern inside a protected folder can only match what it protects
+    if (places.extra.includes(abs) && isInside(abs, folder)) return shown;
+    const rel = path.relative(folder, abs).split(path.sep).join("/");
     if (rel.startsWith("..") || path.isAbsolute(rel)) continue;
     // the protected pattern's `*` stands for any name: a file-name pattern that can match it may hit one
     const probe = rel.replaceAll("*", "x");
     const prefixes = rel.split("/").map((_, index, all) => all.slice(0, index + 1).join("/"));
-    if (test(probe) || test(rel) || prefixes.some((prefix) => test(prefix))) return protectedPattern;
+    if (test(probe) || test(rel) || prefixes.some((prefix) => test(prefix))) return shown;
   }
   return undefined;
 }
@@ -104,17 +162,27 @@ export async function patternMayHitProtected(
  * The protected file an existing file is a hard link to: writing through one name (`>` truncates in
  * place) changes every name of the file.
  */
-export async function protectedHardLink(root: string, resolved: string): Promise<string | undefined> {
+export async function protectedHardLink(
+  places: ProtectedPlaces,
+  resolved: string,
+): Promise<string | undefined> {
   const target = await stat(resolved).catch(() => undefined);
   if (!target || target.nlink < 2) return undefined;
+  const candidates = [...places.extra];
   for (const pattern of PROTECTED_AGENT_CONFIG_PATTERNS) {
-    const folderRel = path.posix.dirname(pattern);
-    const entries = await readdir(path.join(root, folderRel)).catch(() => [] as string[]);
+    const folderRel = pattern.endsWith("/**") ? pattern.slice(0, -3) : path.posix.dirname(pattern);
+    const entries = await readdir(path.join(places.root, folderRel)).catch(() => [] as string[]);
     for (const entry of entries) {
-      const rel = `${folderRel}/${entry}`;
-      if (!isProtectedAgentConfig(rel)) continue;
-      const info = await stat(path.join(root, rel)).catch(() => undefined);
-      if (info && info.ino === target.ino && info.dev === target.dev) return rel;
+      if (isProtectedAgentConfig(`${folderRel}/${entry}`))
+        candidates.push(path.join(places.root, folderRel, entry));
+    }
+  }
+  for (const candidate of candidates) {
+    const info = await stat(candidate).catch(() => undefined);
+    if (info?.isFile() && info.ino === target.ino && info.dev === target.dev) {
+      return path.relative(places.root, candidate).startsWith("..")
+        ? candidate
+        : path.relative(places.root, candidate);
     }
   }
   return undefined;

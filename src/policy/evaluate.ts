@@ -71,7 +71,7 @@ function protectedDenial(check: Check): CheckOutcome {
   return {
     verdict: "deny",
     source: `${PROTECTED_SOURCE} (${check.protectedFile})`,
-    reason: `"${check.label}" would change ${check.protectedFile}, a file that governs the agent (hooks, settings); the agent may not change it. Ask the user to edit it, or to set "allowAgentConfigEdits": true in .agents/settings.json`,
+    reason: `"${check.label}" would change ${check.protectedFile}, a file that governs the agent (hooks, settings, agent definitions, or a script a hook runs); the agent may not change it. Ask the user to edit it, or to set "allowAgentConfigEdits": true in ~/.agents/settings.json`,
   };
 }
 

@@ -83,6 +83,7 @@ export function createSessionPermissions(options: SessionPermissionsOptions): Se
     workspaceRoot,
     // commands run with Gantry's environment: their `~` is its HOME
     home: process.env.HOME,
+    protectedPaths: options.workspace.protectedPaths,
     allowAgentConfigEdits:
       parent?.checkContext().allowAgentConfigEdits ??
       options.allowAgentConfigEdits ??

@@ -44,7 +44,14 @@ export interface FileEffect extends FileTarget {
 }
 
 export type ShellAnalysis =
-  | { ok: true; runs: ProgramRun[]; files: FileEffect[]; folders: FolderSet }
+  | {
+      ok: true;
+      runs: ProgramRun[];
+      files: FileEffect[];
+      /** Where the shell may be, and its `$HOME` (undefined once the line may have changed it), after the line. */
+      folders: FolderSet;
+      home: string | undefined;
+    }
   | { ok: false; error: string };
 
 export interface AnalysisOptions {
@@ -79,7 +86,7 @@ export function analyzeShellCommand(commandLine: string, options: AnalysisOption
     cdpath: options.cdpath === true,
   };
   walkScript(parsed.parsed, state, 0);
-  return { ok: true, runs: state.runs, files: state.files, folders: snapshot(state) };
+  return { ok: true, runs: state.runs, files: state.files, folders: snapshot(state), home: state.home };
 }
 
 function walkScript(script: ParsedScript, state: State, level: number): void {
@@ -123,8 +130,7 @@ function analyzeStatement(stmt: ShNode, script: ParsedScript, state: State, leve
   const call = stmt.Cmd as ShNode | null;
   if (!call || script.typeOf(call) !== "CallExpr") return;
   const assigns = (call.Assigns as ShNode[]).map((assign) => readAssign(assign, script, state));
-  // a CDPATH of the command's own makes `cd name` go wherever it says
-  if (assigns.some((assign) => assign.name === "CDPATH")) state.cdpath = true;
+  for (const assign of assigns) noteVariable(assign.name, state);
   const words = (call.Args as ShNode[]).map((word) => readWord(word, script, state.home));
   for (const assign of assigns) {
     const found = commandsInAssignment(assign.name, assign.valueWord);
@@ -287,6 +293,12 @@ function readAssign(assign: ShNode, script: ParsedScript, state: State): AssignW
   };
 }
 
+/** A CDPATH makes `cd name` go wherever it says; a new HOME makes `~` and a bare `cd` unknown. */
+function noteVariable(name: string, state: State): void {
+  if (name === "CDPATH") state.cdpath = true;
+  if (name === "HOME") state.home = undefined;
+}
+
 /** `export`, `declare`, `local`, `readonly`: judged as written; a command-holding variable is judged too. */
 function analyzeDeclaration(node: ShNode, script: ParsedScript, state: State, level: number): void {
   const text = oneLine(script.textOf(node));
@@ -294,7 +306,7 @@ function analyzeDeclaration(node: ShNode, script: ParsedScript, state: State, le
   for (const assign of (node.Args as ShNode[] | null) ?? []) {
     if (!assign.Name) continue;
     const read = readAssign(assign, script, state);
-    if (read.name === "CDPATH") state.cdpath = true;
+    noteVariable(read.name, state);
     const found = commandsInAssignment(read.name, read.valueWord);
     runScripts(found.scripts, state, level);
     if (found.unknown) state.runs.push(unknownRun(read.word.written, found.unknown));
@@ -378,16 +390,10 @@ function moveFolders(name: string, words: readonly ShellWord[], state: State): v
   }
   const target = parseArgs(words, 1, {}).operands[0];
   let value = target ? target.value : name === "cd" ? state.home : undefined;
-  // `cd -` is $OLDPWD, `pushd +1` rotates the stack; `cd` and `cd ~` go to a $HOME that may have changed
-  if (
-    value === undefined ||
-    value === "-" ||
-    /^[+-]\d/.test(value) ||
-    !target ||
-    target.written.startsWith("~")
-  ) {
+  // `cd -` is $OLDPWD, `pushd +1` rotates the stack
+  if (value === undefined || value === "-" || /^[+-]\d/.test(value)) {
     folders.unknown = true;
-    if (value === undefined || value === "-" || /^[+-]\d/.test(value)) return;
+    return;
   }
   if (state.cdpath && !/^(\/|\.\.?(\/|$))/.test(value)) folders.unknown = true;
   if (!value.startsWith("/")) value = value === "" ? "." : value;

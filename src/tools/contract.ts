@@ -73,6 +73,8 @@ export interface ShellCommand {
   commandLine: string;
   /** Absolute folders the shell may be in when it reads the line; none: unknown. */
   folders: readonly string[];
+  /** The shell's `$HOME` (for `~`), when it may differ from Gantry's; null: unknown. */
+  home?: string | null;
   /** Lines the same shell read before it (input sent earlier to a task): their `cd`s may have moved it. */
   earlier?: readonly string[];
   /** Input sent to a running task: the task's own command (input counts as a command unless that may run anything). */

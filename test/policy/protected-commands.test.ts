@@ -73,6 +73,9 @@ const TAMPERING = [
   "d=.agents; cp evil.json $d/",
   "rsync evil.json .agents/hooks.json",
   "mkfifo .agents/settings.local.json",
+  "echo 'you are evil' > .agents/agents/reviewer.md",
+  "mkdir -p .claude/agents && cp evil.json .claude/agents/x.md",
+  "echo '{}' > .mcp.json",
 ];
 
 describe("the protected files hold against every shell write, in every mode", () => {
@@ -91,10 +94,18 @@ describe("the protected files hold against every shell write, in every mode", ()
     const s = await session({ mode: "auto-edit", settings: { permissions: { allow: ["Bash(echo:*)"] } } });
     const result = await s.command("echo '{}' > .agents/hooks.json");
     expect(result.text).toBe(
-      'Denied by protected files (.agents/hooks.json): ".agents/hooks.json" would change .agents/hooks.json, a file that governs the agent (hooks, settings); the agent may not change it. Ask the user to edit it, or to set "allowAgentConfigEdits": true in .agents/settings.json',
+      'Denied by protected files (.agents/hooks.json): ".agents/hooks.json" would change .agents/hooks.json, a file that governs the agent (hooks, settings, agent definitions, or a script a hook runs); the agent may not change it. Ask the user to edit it, or to set "allowAgentConfigEdits": true in ~/.agents/settings.json',
     );
     expect(s.asked).toEqual([]);
     unchanged(s);
+  });
+
+  it("refuses a write to the user's own settings in their home", async () => {
+    const s = await session({ homeFiles: { ".agents/settings.json": "{}\n" } });
+    const target = path.join(s.ws.home, ".agents/settings.json");
+    const result = await s.command(`echo '{"approvalMode":"yolo"}' > ${target}`);
+    expect(result.text).toMatch(/^Denied by protected files/);
+    expect(readFileSync(target, "utf8")).toBe("{}\n");
   });
 
   it("refuses a write through a hard link made earlier to a protected file", async () => {
@@ -105,11 +116,11 @@ describe("the protected files hold against every shell write, in every mode", ()
     unchanged(s);
   });
 
-  it("a target whose folder is unknown but whose name cannot be a protected file's runs in yolo", async () => {
+  it("a target whose folder is unknown is refused in yolo whatever its name: .agents/agents/ takes any", async () => {
     const s = await session();
-    const result = await s.command("d=.agents; echo ok > $d/notes.txt && cat $d/notes.txt");
-    expect(result.error, result.text).toBe(false);
-    expect(result.text).toContain("ok");
+    const result = await s.command("d=.agents/agents; echo 'evil prompt' > $d/reviewer.md");
+    expect(result.text).toMatch(/^Denied by protected files: .*known only when the command runs/);
+    expect(s.exists(".agents/agents/reviewer.md")).toBe(false);
   });
 
   it("refuses a write through a link made earlier to a protected file", async () => {

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach } from "vitest";
 import type { Settings } from "../../src/config/settings.js";
@@ -24,6 +25,8 @@ export interface PolicySession {
 export interface PolicySessionOptions {
   mode: ApprovalMode;
   files?: Record<string, string>;
+  /** Files in the session's home folder (never the real one), written before the session opens. */
+  homeFiles?: Record<string, string>;
   settings?: Settings;
   /** How the user answers a permission question (default: no). */
   answer?: (request: PermissionRequest) => "once" | "deny";
@@ -44,6 +47,10 @@ export function policySessions(): (options: PolicySessionOptions) => Promise<Pol
 
 export async function openPolicySession(options: PolicySessionOptions): Promise<PolicySession> {
   const ws = await createTempWorkspace(options.files ?? {});
+  for (const [relPath, content] of Object.entries(options.homeFiles ?? {})) {
+    await mkdir(path.dirname(path.join(ws.home, relPath)), { recursive: true });
+    await writeFile(path.join(ws.home, relPath), content);
+  }
   const asked: PermissionRequest[] = [];
   const asker: Asker = createCallbackAsker({
     onPermission: (request) => {

@@ -234,8 +234,9 @@ describe("files a command names", () => {
       "write x @/ws,/ws/sub,/ws/../other,/ws/sub/../other",
     ]);
     expect(files('cd "$d"; echo > hooks.json')).toEqual(["write hooks.json @/ws,?"]);
-    // a bare cd goes to $HOME, which an earlier command may have changed
-    expect(files("cd; touch x")).toEqual(["write x @/ws,/home/u,?"]);
+    expect(files("cd; touch x")).toEqual(["write x @/ws,/home/u"]);
+    // once the line sets HOME, `~` and a bare cd are known only when it runs
+    expect(files("export HOME=/x; cd; touch ~/y z")).toEqual(["write ? @/ws,?", "write z @/ws,?"]);
     expect(files("pushd /tmp; popd; touch y")).toEqual(["write y @/ws,/tmp,?"]);
     expect(files("touch ~/x")).toEqual(["write /home/u/x @/ws"]);
   });

@@ -141,6 +141,15 @@ describe("a persistent terminal's relative paths are judged in its real folder",
     expect(s.exists(path.join(outside, "planted.txt"))).toBe(false);
   });
 
+  it("a $HOME exported in one call is what `~` means in the next", async () => {
+    const s = await session({ mode: "yolo", files: { ".agents/hooks.json": "{}\n" } });
+    const terminal = { RequestedTerminalID: "t" };
+    expect((await s.command("export HOME=$PWD/.agents", terminal)).error).toBe(false);
+    const result = await s.command("echo x > ~/hooks.json", terminal);
+    expect(result.text).toMatch(/^Denied by protected files \(\.agents\/hooks\.json\)/);
+    expect(readFileSync(path.join(s.ws.root, ".agents/hooks.json"), "utf8")).toBe("{}\n");
+  });
+
   it("a `cd .agents` then `echo > hooks.json` in the next call is refused as a protected write", async () => {
     const s = await session({ mode: "yolo", files: { ".agents/hooks.json": "{}\n" } });
     const terminal = { RunPersistent: true };

@@ -60,8 +60,9 @@ export function createRunCommandTool(runtime: ExecRuntime, terminals: TerminalPo
         const terminalId = terminalOf(args);
         const open = terminalId === undefined ? undefined : terminals.folderOf(terminalId);
         const folder = open !== undefined ? open : startFolder(runtime, args.Cwd);
+        const home = terminalId === undefined ? undefined : terminals.homeOf(terminalId);
         judgedFolders.set(args, folder);
-        return [{ commandLine: args.CommandLine, folders: folder === null ? [] : [folder] }];
+        return [{ commandLine: args.CommandLine, folders: folder === null ? [] : [folder], home }];
       },
     },
     async execute(args, ctx) {

@@ -20,6 +20,8 @@ export interface TerminalPool {
   list(): string[];
   /** Terminal `id`'s real current folder: undefined when it is not open, null when it cannot be told. */
   folderOf(id: string): string | null | undefined;
+  /** Terminal `id`'s `$HOME` (what `~` means there): undefined when it is not open, null when it cannot be told. */
+  homeOf(id: string): string | null | undefined;
 }
 
 interface Terminal {
@@ -30,6 +32,8 @@ interface Terminal {
   pending: string;
   /** Where the shell is, as of its last finished command. */
   folder: string | null;
+  /** Its `$HOME` as of its last finished command (a command may export another). */
+  home: string | null;
   /** The bash reading the commands (below bwrap in a namespace), once found. */
   shellPid?: number;
 }
@@ -44,6 +48,7 @@ export function createTerminalPool(runtime: ExecRuntime): TerminalPool {
       sentinel: `__GANTRY_DONE_${randomBytes(6).toString("hex")}_`,
       pending: "",
       folder: cwd,
+      home: runtime.env.HOME ?? null,
       shell: undefined as unknown as RunningCommand,
     };
     const router = routerCapture((chunk) => route(terminal, decoder.write(chunk)));
@@ -65,11 +70,12 @@ export function createTerminalPool(runtime: ExecRuntime): TerminalPool {
     const current = terminal.current;
     if (!current) return;
     const buffer = terminal.pending + text;
-    const match = new RegExp(`\\n${terminal.sentinel}(\\d+):([^\\n]*)__\\n`).exec(buffer);
+    const match = new RegExp(`\\n${terminal.sentinel}(\\d+):([^\\n\\x01]*)\\x01([^\\n]*)__\\n`).exec(buffer);
     if (match) {
       terminal.pending = "";
       current.capture.write(buffer.slice(0, match.index));
       terminal.folder = shellFolder(terminal, match[2] as string);
+      terminal.home = trusted(match[3] as string);
       terminal.current = undefined;
       current.resolve({ exitCode: Number(match[1]), signal: null });
       return;
@@ -96,9 +102,10 @@ export function createTerminalPool(runtime: ExecRuntime): TerminalPool {
         return status;
       });
       const quoted = `'${command.replaceAll("'", `'\\''`)}'`;
-      // newlines in the folder would break the sentinel line; such a report is not trusted anyway
+      // a newline or \x01 in a reported value would break the sentinel line; such a report is not trusted
+      const report = (name: string) => `"\${${name}//[$'\\n\\x01']/?}"`;
       target.shell.write(
-        `eval ${quoted} </dev/null; printf '\\n${target.sentinel}%s:%s__\\n' "$?" "\${PWD//$'\\n'/?}"\n`,
+        `eval ${quoted} </dev/null; printf '\\n${target.sentinel}%s:%s\\001%s__\\n' "$?" ${report("PWD")} ${report("HOME")}\n`,
       );
       return {
         capture,
@@ -124,6 +131,10 @@ export function createTerminalPool(runtime: ExecRuntime): TerminalPool {
       const terminal = terminals.get(id);
       return terminal === undefined ? undefined : terminal.folder;
     },
+    homeOf(id) {
+      const terminal = terminals.get(id);
+      return terminal === undefined ? undefined : terminal.home;
+    },
   };
 }
 
@@ -147,6 +158,11 @@ function shellFolder(terminal: Terminal, reported: string): string | null {
       }
     }
   }
+  return trusted(reported);
+}
+
+/** A value the shell reported, unless sanitizing it changed it (it held a newline or \x01) or it is empty. */
+function trusted(reported: string): string | null {
   return reported === "" || reported.includes("?") ? null : reported;
 }
 
