@@ -102,9 +102,16 @@ export async function protectedFileInside(
     // with a name filter (`find -name '*.tmp' -delete`) only files of a matching name are reached
     if (!names) return place.shown;
     const hit = await matchingBelow(place, (name) => names.every((test) => test(name)));
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) return shownPath(places.root, hit);
   }
   return undefined;
+}
+
+/** A path as messages show it: workspace-relative inside the workspace, else absolute. */
+function shownPath(root: string, abs: string): string {
+  if (!path.isAbsolute(abs)) return abs;
+  const rel = path.relative(root, abs);
+  return rel.startsWith("..") || path.isAbsolute(rel) ? abs : rel.split(path.sep).join("/");
 }
 
 /** Entries below a protected folder to look at for a name filter before assuming one matches. */

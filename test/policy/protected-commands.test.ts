@@ -163,6 +163,19 @@ describe("the protected files hold against every shell write, in every mode", ()
     unchanged(s);
   });
 
+  it("a name filter that can match a file below an agent folder is refused; one that cannot runs", async () => {
+    const s = await session({
+      files: { ...FILES, ".agents/agents/deep/reviewer.md": "prompt\n", "a.tmp": "" },
+    });
+    expect((await s.command("find . -name '*.md' -delete")).text).toMatch(
+      /^Denied by protected files \(\.agents\/agents\/deep\/reviewer\.md\)/,
+    );
+    const fine = await s.command("find . -name '*.tmp' -delete");
+    expect(fine.error, fine.text).toBe(false);
+    expect(s.exists("a.tmp")).toBe(false);
+    expect(s.exists(".agents/agents/deep/reviewer.md")).toBe(true);
+  });
+
   it("with allowAgentConfigEdits a command may change them", async () => {
     const s = await session({ settings: { allowAgentConfigEdits: true } });
     const result = await s.command("echo '{}' > .agents/hooks.json");
