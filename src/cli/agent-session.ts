@@ -1,5 +1,11 @@
 import { homedir } from "node:os";
-import { buildSystemPrompt, loadProjectInstructions } from "../agent/context.js";
+import {
+  applyCompaction,
+  buildSystemPrompt,
+  estimateTokens,
+  loadProjectInstructions,
+  summariseOlderTurns,
+} from "../agent/context.js";
 import type { Conversation, ConversationMessage } from "../agent/conversation.js";
 import type { AgentEvent } from "../agent/events.js";
 import { type AgentRunResult, runAgentLoop } from "../agent/loop.js";
@@ -9,7 +15,18 @@ import { contextWindowFor } from "../models/context-windows.js";
 import { createLanguageModel } from "../models/provider.js";
 import type { Asker } from "../policy/asker.js";
 import { type ApprovalMode, parseApprovalMode } from "../policy/modes.js";
-import { openSession, type SessionWriter, sessionsDir } from "../session/jsonl.js";
+import {
+  appendSessionWriter,
+  createSessionWriter,
+  findSessionFile,
+  listSessions,
+  loadSession,
+  openSession,
+  type SessionProblem,
+  type SessionSummary,
+  type SessionWriter,
+  sessionsDir,
+} from "../session/jsonl.js";
 import { transcriptDirFor } from "../subagents/transcript.js";
 import type { ToolDeclaration } from "../tools/registry.js";
 import { type GlobalOptions, UsageError } from "./options.js";
@@ -21,12 +38,31 @@ import { cliTrustOption, reportConfigNotices } from "./trust-option.js";
  */
 export interface AgentSession {
   session: GantrySession;
-  model: ModelClient;
-  conversation: Conversation;
-  writer: SessionWriter;
+  /** The model of the next turn (`switchModel` changes it). */
+  readonly model: ModelClient;
+  /** The main conversation; the same object for the whole process (forks read it), its messages change. */
+  readonly conversation: Conversation;
+  /** The session file being written (`startOver` and `resume` change it). */
+  readonly writer: SessionWriter;
   declarations: ToolDeclaration[];
   /** One run of the agent loop on this conversation; every event is saved, then handed to `onEvent`. */
   run(input: ConversationMessage[], options: AgentRunOptions): Promise<AgentRunResult>;
+  /** Uses `provider:model-id` from the next turn on (also for subagents that name no model); or says why not. */
+  switchModel(spec: string): { ok: true } | { ok: false; message: string };
+  /** Leaves the conversation for a new, empty session file (the terminal UI's /clear). */
+  startOver(): void;
+  /** Continues another saved session of this workspace (an id or a unique prefix); or says why not. */
+  resume(id: string): { ok: true; problems: SessionProblem[] } | { ok: false; message: string };
+  /** This workspace's saved sessions, the most recent first. */
+  sessions(): SessionSummary[];
+  /**
+   * Summarises the older turns now (the terminal UI's /compact), keeping the last one; the `compaction`
+   * event is saved and handed to `onEvent`. Says why when there is nothing to compact or the model failed.
+   */
+  compact(
+    signal: AbortSignal,
+    onEvent: (event: AgentEvent) => void,
+  ): Promise<{ ok: true } | { ok: false; message: string }>;
   /** Closes the session file and ends what the session started. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -88,42 +124,59 @@ export async function openAgentSession(
     await session.dispose();
     return { error: typeof model === "string" ? model : (opened as string) };
   }
-  const { conversation, writer } = opened;
-  session.identify({ sessionId: writer.id, transcriptPath: writer.file });
+  const conversation = opened.conversation;
+  const current = { model, writer: opened.writer };
+  const sessions = sessionsDir(homedir(), session.workspace.root);
+  session.identify({ sessionId: current.writer.id, transcriptPath: current.writer.file });
   const declarations = session.registry.declarations();
-  setup.onReady?.({ session, model, writer, declarations });
+  setup.onReady?.({ session, model, writer: current.writer, declarations });
   const system = buildSystemPrompt({
     workspaceRoot: session.workspace.root,
     declarations,
     instructions: loadProjectInstructions(session.workspace.root),
   });
   // subagents share the model and the event stream (their events carry their own agentId)
-  session.subagents.bind({
-    model,
-    mainConversation: conversation,
-    mainSystem: system,
-    transcriptDir: transcriptDirFor(writer.file),
-    ...(baseUrl ? { baseUrl } : {}),
-    modelFor: (spec) => makeModelFor(session, spec, baseUrl),
-    onEvent: setup.onSubagentEvent,
-  });
+  const bindSubagents = () =>
+    session.subagents.bind({
+      model: current.model,
+      mainConversation: conversation,
+      mainSystem: system,
+      transcriptDir: transcriptDirFor(current.writer.file),
+      ...(baseUrl ? { baseUrl } : {}),
+      modelFor: (spec) => makeModelFor(session, spec, baseUrl),
+      onEvent: setup.onSubagentEvent,
+    });
+  bindSubagents();
+  /** Makes `writer` the session file and `messages` the conversation (kept as one object: forks hold it). */
+  const switchTo = (writer: SessionWriter, messages: ConversationMessage[]) => {
+    current.writer.close();
+    current.writer = writer;
+    conversation.messages.splice(0, conversation.messages.length, ...messages);
+    session.identify({ sessionId: writer.id, transcriptPath: writer.file });
+    bindSubagents();
+  };
   let closed = false;
   return {
     session,
-    model,
+    get model() {
+      return current.model;
+    },
     conversation,
-    writer,
+    get writer() {
+      return current.writer;
+    },
     declarations,
     run: (input, run) => {
       const maxTurns = run.maxTurns ?? session.settings.maxTurns;
-      return runAgentLoop(conversation, model, session.pipeline, {
+      const writer = current.writer;
+      return runAgentLoop(conversation, current.model, session.pipeline, {
         system,
         tools: declarations,
         input,
         signal: run.signal,
         inbox: session.inbox,
         waitForHeldWork: run.waitForHeldWork === true,
-        compaction: { contextWindow: model.contextWindow },
+        compaction: { contextWindow: current.model.contextWindow },
         retry: retryFromEnvironment(),
         ...(maxTurns ? { maxTurns } : {}),
         onEvent: (event) => {
@@ -132,10 +185,52 @@ export async function openAgentSession(
         },
       });
     },
+    switchModel(spec) {
+      const made = makeModelFor(session, spec, baseUrl);
+      if (typeof made === "string") return { ok: false, message: made };
+      current.model = made;
+      bindSubagents();
+      return { ok: true };
+    },
+    startOver() {
+      const writer = createSessionWriter(sessions, {
+        workspace: session.workspace.root,
+        model: current.model.id,
+      });
+      switchTo(writer, []);
+    },
+    resume(id) {
+      const found = findSessionFile(sessions, id);
+      if (!found.ok) return found;
+      if (found.file === current.writer.file)
+        return { ok: false, message: `session ${current.writer.id} is the one open` };
+      const loaded = loadSession(found.file);
+      switchTo(appendSessionWriter(found.file, loaded.header.id), loaded.conversation.messages);
+      return { ok: true, problems: loaded.problems };
+    },
+    sessions: () => listSessions(sessions),
+    async compact(signal, onEvent) {
+      const tokensBefore = estimateTokens(conversation.messages, system);
+      const outcome = await summariseOlderTurns(conversation, current.model, { keepRecentTurns: 1, signal });
+      if (outcome === undefined)
+        return { ok: false, message: "nothing to compact yet: the conversation is one turn or less" };
+      if (!outcome.ok) return { ok: false, message: `compaction failed: ${outcome.error.message}` };
+      applyCompaction(conversation, outcome.summary, outcome.replacedCount);
+      const event: AgentEvent = {
+        agentId: "main",
+        type: "compaction",
+        summary: outcome.summary,
+        replacedCount: outcome.replacedCount,
+        tokensBefore,
+      };
+      current.writer.record(event);
+      onEvent(event);
+      return { ok: true };
+    },
     async close() {
       if (closed) return;
       closed = true;
-      writer.close();
+      current.writer.close();
       await session.dispose();
     },
   };
