@@ -107,7 +107,7 @@ describe("gantry interactive", () => {
     expect(run.stdout).toContain(
       [
         "Let me look.",
-        "  Read (2 files) · Search (1 search)",
+        '  Read src/app.ts, src/b.ts · Search "TODO" in .',
         "  Edit replace_file_content src/app.ts",
         "    --- a/src/app.ts",
         "    +++ b/src/app.ts",
