@@ -153,7 +153,9 @@ function firstPromptOf(positionals: string[], commandNames: readonly string[]): 
   if (positionals.length === 0) return undefined;
   const [first = ""] = positionals;
   if (positionals.length === 1 && /^[a-z]+$/.test(first)) {
-    const near = commandNames.find((name) => distance(name, first) <= 2);
+    const near = [...commandNames]
+      .sort((a, b) => distance(a, first) - distance(b, first))
+      .find((name) => distance(name, first) <= 2);
     if (near)
       throw new UsageError(
         `unknown command "${first}" (did you mean "${near}"?); to send it as a prompt, quote it with more words`,

@@ -40,11 +40,11 @@ export async function startGantryInTmux(args: string[], options: TmuxOptions): P
   const dir = await mkdtemp(path.join(tmpdir(), "gantry-tmux-"));
   const socket = path.join(dir, "socket");
   const tmux = (...rest: string[]) => run("tmux", ["-S", socket, ...rest], { encoding: "utf8" });
-  const env = Object.entries({ TERM: "xterm-256color", ...options.env }).flatMap(([key, value]) => [
-    "-e",
-    `${key}=${value}`,
-  ]);
-  const command = [process.execPath, GANTRY_BIN, ...args].map(shellQuote).join(" ");
+  // through env(1): tmux sets TERM for its panes itself, and the test may want another (TERM=dumb)
+  const env = Object.entries({ TERM: "xterm-256color", ...options.env }).map(
+    ([key, value]) => `${key}=${value}`,
+  );
+  const command = ["env", ...env, process.execPath, GANTRY_BIN, ...args].map(shellQuote).join(" ");
   await tmux(
     "-f",
     "/dev/null",
@@ -54,7 +54,6 @@ export async function startGantryInTmux(args: string[], options: TmuxOptions): P
     String(options.width ?? 100),
     "-y",
     String(options.height ?? 40),
-    ...env,
     command,
     ";",
     "set-option",
