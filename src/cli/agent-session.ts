@@ -1,11 +1,5 @@
 import { homedir } from "node:os";
-import {
-  applyCompaction,
-  buildSystemPrompt,
-  estimateTokens,
-  loadProjectInstructions,
-  summariseOlderTurns,
-} from "../agent/context.js";
+import { buildSystemPrompt, loadProjectInstructions } from "../agent/context.js";
 import type { Conversation, ConversationMessage } from "../agent/conversation.js";
 import type { AgentEvent } from "../agent/events.js";
 import { type AgentRunResult, runAgentLoop } from "../agent/loop.js";
@@ -16,11 +10,6 @@ import { createLanguageModel } from "../models/provider.js";
 import type { Asker } from "../policy/asker.js";
 import { type ApprovalMode, parseApprovalMode } from "../policy/modes.js";
 import {
-  appendSessionWriter,
-  createSessionWriter,
-  findSessionFile,
-  listSessions,
-  loadSession,
   openSession,
   type SessionProblem,
   type SessionSummary,
@@ -30,6 +19,7 @@ import {
 import { transcriptDirFor } from "../subagents/transcript.js";
 import type { ToolDeclaration } from "../tools/registry.js";
 import { type GlobalOptions, UsageError } from "./options.js";
+import { type OpenState, sessionControls } from "./session-controls.js";
 import { cliTrustOption, reportConfigNotices } from "./trust-option.js";
 
 /**
@@ -124,116 +114,80 @@ export async function openAgentSession(
     await session.dispose();
     return { error: typeof model === "string" ? model : (opened as string) };
   }
-  const conversation = opened.conversation;
-  const current = { model, writer: opened.writer };
   const sessions = sessionsDir(homedir(), session.workspace.root);
-  session.identify({ sessionId: current.writer.id, transcriptPath: current.writer.file });
+  session.identify({ sessionId: opened.writer.id, transcriptPath: opened.writer.file });
   const declarations = session.registry.declarations();
-  setup.onReady?.({ session, model, writer: current.writer, declarations });
+  setup.onReady?.({ session, model, writer: opened.writer, declarations });
   const system = buildSystemPrompt({
     workspaceRoot: session.workspace.root,
     declarations,
     instructions: loadProjectInstructions(session.workspace.root),
   });
-  // subagents share the model and the event stream (their events carry their own agentId)
-  const bindSubagents = () =>
-    session.subagents.bind({
-      model: current.model,
-      mainConversation: conversation,
-      mainSystem: system,
-      transcriptDir: transcriptDirFor(current.writer.file),
-      ...(baseUrl ? { baseUrl } : {}),
-      modelFor: (spec) => makeModelFor(session, spec, baseUrl),
-      onEvent: setup.onSubagentEvent,
-    });
-  bindSubagents();
-  /** Makes `writer` the session file and `messages` the conversation (kept as one object: forks hold it). */
-  const switchTo = (writer: SessionWriter, messages: ConversationMessage[]) => {
-    current.writer.close();
-    current.writer = writer;
-    conversation.messages.splice(0, conversation.messages.length, ...messages);
-    session.identify({ sessionId: writer.id, transcriptPath: writer.file });
-    bindSubagents();
+  const state: OpenState = {
+    session,
+    conversation: opened.conversation,
+    current: { model, writer: opened.writer },
+    system,
+    declarations,
+    sessions,
+    makeModel: (spec) => makeModelFor(session, spec, baseUrl),
+    // subagents share the model and the event stream (their events carry their own agentId)
+    bindSubagents: () =>
+      session.subagents.bind({
+        model: state.current.model,
+        mainConversation: state.conversation,
+        mainSystem: system,
+        transcriptDir: transcriptDirFor(state.current.writer.file),
+        ...(baseUrl ? { baseUrl } : {}),
+        modelFor: (spec) => makeModelFor(session, spec, baseUrl),
+        onEvent: setup.onSubagentEvent,
+      }),
   };
+  state.bindSubagents();
   let closed = false;
   return {
     session,
     get model() {
-      return current.model;
+      return state.current.model;
     },
-    conversation,
+    conversation: state.conversation,
     get writer() {
-      return current.writer;
+      return state.current.writer;
     },
     declarations,
-    run: (input, run) => {
-      const maxTurns = run.maxTurns ?? session.settings.maxTurns;
-      const writer = current.writer;
-      return runAgentLoop(conversation, current.model, session.pipeline, {
-        system,
-        tools: declarations,
-        input,
-        signal: run.signal,
-        inbox: session.inbox,
-        waitForHeldWork: run.waitForHeldWork === true,
-        compaction: { contextWindow: current.model.contextWindow },
-        retry: retryFromEnvironment(),
-        ...(maxTurns ? { maxTurns } : {}),
-        onEvent: (event) => {
-          writer.record(event);
-          run.onEvent(event);
-        },
-      });
-    },
-    switchModel(spec) {
-      const made = makeModelFor(session, spec, baseUrl);
-      if (typeof made === "string") return { ok: false, message: made };
-      current.model = made;
-      bindSubagents();
-      return { ok: true };
-    },
-    startOver() {
-      const writer = createSessionWriter(sessions, {
-        workspace: session.workspace.root,
-        model: current.model.id,
-      });
-      switchTo(writer, []);
-    },
-    resume(id) {
-      const found = findSessionFile(sessions, id);
-      if (!found.ok) return found;
-      if (found.file === current.writer.file)
-        return { ok: false, message: `session ${current.writer.id} is the one open` };
-      const loaded = loadSession(found.file);
-      switchTo(appendSessionWriter(found.file, loaded.header.id), loaded.conversation.messages);
-      return { ok: true, problems: loaded.problems };
-    },
-    sessions: () => listSessions(sessions),
-    async compact(signal, onEvent) {
-      const tokensBefore = estimateTokens(conversation.messages, system);
-      const outcome = await summariseOlderTurns(conversation, current.model, { keepRecentTurns: 1, signal });
-      if (outcome === undefined)
-        return { ok: false, message: "nothing to compact yet: the conversation is one turn or less" };
-      if (!outcome.ok) return { ok: false, message: `compaction failed: ${outcome.error.message}` };
-      applyCompaction(conversation, outcome.summary, outcome.replacedCount);
-      const event: AgentEvent = {
-        agentId: "main",
-        type: "compaction",
-        summary: outcome.summary,
-        replacedCount: outcome.replacedCount,
-        tokensBefore,
-      };
-      current.writer.record(event);
-      onEvent(event);
-      return { ok: true };
-    },
+    run: (input, run) => runLoop(state, input, run),
+    ...sessionControls(state),
     async close() {
       if (closed) return;
       closed = true;
-      current.writer.close();
+      state.current.writer.close();
       await session.dispose();
     },
   };
+}
+
+function runLoop(
+  state: OpenState,
+  input: ConversationMessage[],
+  run: AgentRunOptions,
+): Promise<AgentRunResult> {
+  const maxTurns = run.maxTurns ?? state.session.settings.maxTurns;
+  const writer = state.current.writer;
+  return runAgentLoop(state.conversation, state.current.model, state.session.pipeline, {
+    system: state.system,
+    tools: state.declarations,
+    input,
+    signal: run.signal,
+    inbox: state.session.inbox,
+    waitForHeldWork: run.waitForHeldWork === true,
+    compaction: { contextWindow: state.current.model.contextWindow },
+    retry: retryFromEnvironment(),
+    ...(maxTurns ? { maxTurns } : {}),
+    onEvent: (event) => {
+      writer.record(event);
+      run.onEvent(event);
+    },
+  });
 }
 
 function makeModelFor(

@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -44,7 +44,9 @@ export async function startGantryInTmux(args: string[], options: TmuxOptions): P
   const env = Object.entries({ TERM: "xterm-256color", ...options.env }).map(
     ([key, value]) => `${key}=${value}`,
   );
-  const command = ["env", ...env, process.execPath, GANTRY_BIN, ...args].map(shellQuote).join(" ");
+  // the shell records the exit code: tmux's own pane_dead_status is sometimes left empty
+  const exitFile = path.join(dir, "exit-code");
+  const command = `${["env", ...env, process.execPath, GANTRY_BIN, ...args].map(shellQuote).join(" ")}; echo $? > ${shellQuote(exitFile)}`;
   await tmux(
     "-f",
     "/dev/null",
@@ -64,16 +66,8 @@ export async function startGantryInTmux(args: string[], options: TmuxOptions): P
   const screen = async (opts: { colour?: boolean } = {}) =>
     (await tmux("capture-pane", "-p", ...(opts.colour ? ["-e"] : []))).stdout;
   const exitStatus = async () => {
-    const { stdout } = await tmux(
-      "display-message",
-      "-p",
-      "#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}",
-    );
-    const [dead, status = "", signal = ""] = stdout.trim().split(":");
-    if (dead !== "1") return undefined;
-    // a process ended by a signal has no status: 128 + the signal's number, as a shell says
-    if (status !== "") return Number(status);
-    return signal !== "" ? 128 + Number(signal) : undefined;
+    const text = await readFile(exitFile, "utf8").catch(() => "");
+    return /^\d+\n$/.test(text) ? Number(text) : undefined;
   };
   return {
     keys: async (...keys) => void (await tmux("send-keys", ...keys)),

@@ -16,7 +16,7 @@ import { expandedOutput } from "./expand.js";
 import { composeFrame } from "./frame.js";
 import { preloadHighlighter } from "./highlight.js";
 import { openPromptHistory } from "./history.js";
-import { watchInboxWhileIdle } from "./inbox-watch.js";
+import { createJobRunner, type Job } from "./jobs.js";
 import type { Key } from "./keys.js";
 import { createPromptInput, type PromptAction } from "./prompt-input.js";
 import { replayConversation } from "./replay.js";
@@ -41,8 +41,6 @@ export interface TuiOptions {
   subscribeSubagents(listener: (event: AgentEvent) => void): void;
 }
 
-type Job = { kind: "prompt"; text: string } | { kind: "inbox" };
-
 const BUSY_TICK_MS = 100;
 const IDLE_TICK_MS = 1_000;
 
@@ -66,17 +64,21 @@ export function runTui(options: TuiOptions): Promise<number> {
     commands: SLASH_COMMANDS,
   });
   const startMode = agent.session.permissions.mode;
-  const queue: Job[] = [];
-  let running: AbortController | undefined;
   let finished = false;
   let renderQueued = false;
   let resolveExit: (code: number) => void = () => {};
   const exited = new Promise<number>((resolve) => {
     resolveExit = resolve;
   });
-  const inboxWatch = watchInboxWhileIdle(agent.session.inbox, () => {
-    queue.push({ kind: "inbox" });
-    pump();
+  const jobs = createJobRunner({
+    inbox: agent.session.inbox,
+    run: runJob,
+    onError: (error) => print(theme.paint("red", `error: ${error.message}`)),
+    onChange: requestRender,
+    onIdle: () => {
+      stopActivity(activity);
+      files.refresh();
+    },
   });
 
   function render(): void {
@@ -89,7 +91,7 @@ export function runTui(options: TuiOptions): Promise<number> {
         // a question on screen is what the turn waits for
         activity:
           dialogs.current && activity.startedAt !== undefined ? { ...activity, phase: "approval" } : activity,
-        queued: queue.flatMap((job) => (job.kind === "prompt" ? [job.text] : [])),
+        queued: jobs.queued,
         input: input.state,
         dialog: dialogs.current,
         footer: {
@@ -124,37 +126,12 @@ export function runTui(options: TuiOptions): Promise<number> {
     requestRender();
   }
 
-  function pump(): void {
-    if (running || finished) return;
-    const job = queue.shift();
-    if (!job) {
-      inboxWatch.start();
-      return requestRender();
-    }
-    void runJob(job);
-  }
-
-  async function runJob(job: Job): Promise<void> {
-    inboxWatch.stop();
-    const controller = new AbortController();
-    running = controller;
+  async function runJob(job: Job, signal: AbortSignal): Promise<void> {
     startActivity(activity, Date.now());
-    requestRender();
-    try {
-      if (job.kind === "inbox") await runTurn([], controller.signal);
-      else if (isSlashCommand(job.text)) await runCommand(job.text, controller.signal);
-      else {
-        transcript.userPrompt(job.text);
-        await runTurn([{ role: "user", text: job.text }], controller.signal);
-      }
-    } catch (error) {
-      print(theme.paint("red", `error: ${(error as Error).message}`));
-    } finally {
-      running = undefined;
-      stopActivity(activity);
-      files.refresh();
-      pump();
-    }
+    if (job.kind === "inbox") return runTurn([], signal);
+    if (isSlashCommand(job.text)) return runCommand(job.text, signal);
+    transcript.userPrompt(job.text);
+    return runTurn([{ role: "user", text: job.text }], signal);
   }
 
   async function runTurn(messages: ConversationMessage[], signal: AbortSignal): Promise<void> {
@@ -194,21 +171,12 @@ export function runTui(options: TuiOptions): Promise<number> {
     requestRender();
   }
 
-  function submit(text: string): void {
-    queue.push({ kind: "prompt", text });
-    pump();
-    requestRender();
-  }
-
   function interrupt(): void {
-    if (!running) return;
+    const { outcome, queued } = jobs.interrupt();
     // a second interrupt leaves at once, even if a tool ignores the abort
-    if (running.signal.aborted) return finish(130);
-    running.abort(new Error("interrupted"));
+    if (outcome === "again") return finish(130);
     // prompts typed during the turn come back to the editor instead of starting on their own
-    const waiting = queue.filter((job) => job.kind === "prompt").map((job) => (job as { text: string }).text);
-    queue.splice(0, queue.length, ...queue.filter((job) => job.kind !== "prompt"));
-    if (waiting.length > 0) input.restore(waiting.join("\n"));
+    if (queued.length > 0) input.restore(queued.join("\n"));
   }
 
   function cycleMode(): void {
@@ -223,15 +191,15 @@ export function runTui(options: TuiOptions): Promise<number> {
   function onAction(action: PromptAction): void {
     switch (action.type) {
       case "submit":
-        return submit(action.text);
+        return jobs.submit(action.text);
       case "interrupt":
-        if (running) return interrupt();
+        if (jobs.busy) return interrupt();
         if (!input.empty) return input.clear();
         return finish(0);
       case "escape":
         return interrupt();
       case "exit":
-        if (!running) finish(0);
+        if (!jobs.busy) finish(0);
         return;
       case "cycle-mode":
         return cycleMode();
@@ -257,9 +225,8 @@ export function runTui(options: TuiOptions): Promise<number> {
 
   function finish(code: number): void {
     if (finished) return;
-    running?.abort(new Error("the session ended"));
+    jobs.stop("the session ended");
     dialogs.cancelAll();
-    inboxWatch.stop();
     render();
     finished = true;
     clearInterval(ticker);
@@ -275,14 +242,14 @@ export function runTui(options: TuiOptions): Promise<number> {
   }
   /** SIGINT from outside (kill -INT): as Ctrl-C. In raw mode the key itself arrives as input. */
   function onSignal(): void {
-    if (running) interrupt();
+    if (jobs.busy) interrupt();
     else finish(0);
   }
 
   let tickCount = 0;
   const ticker = setInterval(() => {
     tickCount++;
-    if (running || dialogs.current || tickCount % (IDLE_TICK_MS / BUSY_TICK_MS) === 0) requestRender();
+    if (jobs.busy || dialogs.current || tickCount % (IDLE_TICK_MS / BUSY_TICK_MS) === 0) requestRender();
   }, BUSY_TICK_MS);
 
   dialogs.onChange(requestRender);
@@ -300,8 +267,8 @@ export function runTui(options: TuiOptions): Promise<number> {
   if (agent.conversation.messages.length > 0) showResumed();
   if (options.firstPrompt) {
     input.remember(options.firstPrompt);
-    submit(options.firstPrompt);
+    jobs.submit(options.firstPrompt);
   }
-  pump();
+  jobs.start();
   return exited;
 }

@@ -212,10 +212,9 @@ function commandOutcome(result: ToolResult, theme: Theme, width: number): string
   while (output.length > 0 && output.at(-1)?.trim() === "") output.pop();
   if (output.length === 1 && output[0] === "(no output)") output.pop();
   const tail = output.slice(-TAIL_LINES);
+  const above = output.length - TAIL_LINES;
   const more =
-    output.length > TAIL_LINES
-      ? theme.paint("gray", ` (${output.length - TAIL_LINES} lines above; ctrl+o)`)
-      : "";
+    above > 0 ? theme.paint("gray", ` (${above} line${above === 1 ? "" : "s"} above; ctrl+o)`) : "";
   return [
     status + more,
     ...tail.flatMap((line) => wrapText(line, width - 6).map((part) => theme.paint("gray", `    │ ${part}`))),
