@@ -15,9 +15,13 @@ export function permissionDialog(
   // the approval mode's reason only repeats the subjects; a hook's or a rule's says something new
   const { source, reason } = request.decision;
   const why = reason && !source.startsWith("approval mode") ? ` (${reason})` : "";
+  const inside = `${context.workspaceRoot}/`;
+  const subjects = request.subjects.map((subject) =>
+    subject.startsWith(inside) ? subject.slice(inside.length) : subject,
+  );
   const body = [
     theme.paint("bold", summarizeCall(request.tool, request.args, context.workspaceRoot)),
-    theme.paint("gray", `needs approval: ${request.subjects.join(" · ")} · asked by ${source}${why}`),
+    theme.paint("gray", `needs approval: ${subjects.join(" · ")} · asked by ${source}${why}`),
   ];
   if (request.preview) {
     const diff = request.preview.startsWith("delete ")

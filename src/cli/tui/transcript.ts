@@ -45,6 +45,8 @@ export function createTranscript(options: TranscriptOptions) {
   const wrap = (text: string, indent = "") =>
     wrapText(text, options.width() - indent.length).map((line) => `${indent}${line}`);
   const commit = (lines: string[]) => void commits.push(...lines);
+  /** Tool lines were the last thing shown (an answer that follows gets a blank line first). */
+  let toolLinesAbove = false;
 
   function endAnswer(): void {
     commit(answer.end());
@@ -86,10 +88,14 @@ export function createTranscript(options: TranscriptOptions) {
       case "text_delta":
         if (event.text === "") return;
         flushGroup();
+        // an answer after tool lines starts after a blank line
+        if (toolLinesAbove && answer.empty) commit([""]);
+        toolLinesAbove = false;
         commit(answer.push(event.text));
         return;
       case "tool_call": {
         endAnswer();
+        toolLinesAbove = true;
         const call = view(event.call);
         if (isCollapsible(call.group)) {
           grouper.add(call);
@@ -147,6 +153,7 @@ export function createTranscript(options: TranscriptOptions) {
     userPrompt(text: string, source?: string): void {
       endAnswer();
       flushGroup();
+      toolLinesAbove = false;
       const lines = text.split("\n");
       const marker = source ? theme.paint("gray", `[${source}] `) : theme.paint("cyan", "> ");
       commit([
@@ -160,6 +167,7 @@ export function createTranscript(options: TranscriptOptions) {
     print(lines: string[]): void {
       endAnswer();
       flushGroup();
+      toolLinesAbove = false;
       commit(lines);
     },
     /** Takes what became final since the last call. */
