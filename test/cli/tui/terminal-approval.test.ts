@@ -122,4 +122,25 @@ describe.skipIf(!HAS_TMUX)("the approval dialog", () => {
       server.assertDone();
     },
   );
+
+  it("puts ask_question to the user as a dialog and sends the chosen option back", TUI_TEST, async () => {
+    ws = await createTempWorkspace();
+    const question = { question: "Which database?", options: ["Postgres", "SQLite"], is_multi_select: false };
+    server = await startModelServer([
+      { toolCalls: [{ name: "ask_question", args: { questions: [question] } }] },
+      {
+        expect: (request) => expect(request.text).toContain("SQLite"),
+        text: "SQLite it is.",
+      },
+    ]);
+    term = await startTui(server, ws);
+    await term.waitFor(READY);
+    await term.type("set up storage");
+    await term.keys("Enter");
+    const dialog = await term.waitFor("Which database?");
+    expect(dialog).toMatch(/› 1\. Postgres\n {3}2\. SQLite\n {3}3\. Type your own answer/);
+    await term.keys("Down", "Enter");
+    await term.waitFor("SQLite it is.");
+    server.assertDone();
+  });
 });

@@ -124,4 +124,26 @@ describe.skipIf(!HAS_TMUX)("the terminal UI shows", () => {
       server.assertDone();
     },
   );
+
+  it("background commands in the footer while they run", TUI_TEST, async () => {
+    ws = await createTempWorkspace();
+    server = await startModelServer([
+      {
+        toolCalls: [
+          { name: "run_command", args: { CommandLine: "sleep 4", Cwd: ws.root, WaitMsBeforeAsync: 200 } },
+        ],
+      },
+      { text: "It runs in the background." },
+    ]);
+    term = await startTui(server, ws, { args: ["--approval-mode", "yolo"], width: 140 });
+    await term.waitFor(READY);
+    await term.type("start the server");
+    await term.keys("Enter");
+    const running = await term.waitFor("It runs in the background.");
+    expect(running).toContain("↳ still running as background task t1");
+    await term.waitFor(/0 out · 1 background task\n/);
+    // the footer follows the task: when it ends, the count goes
+    await term.waitFor(/0 out\n/, { timeoutMs: 15_000 });
+    server.assertDone();
+  });
 });
