@@ -82,8 +82,8 @@ function workspaceRoot(options: GlobalOptions): string {
 }
 
 /**
- * The one place an interactive session opens (the workspace-trust question goes before it). Errors
- * (no model, unknown session) come back as `{ error }`.
+ * The one place an interactive session opens: the workspace-trust question first (SPEC §5a), then the
+ * session. Errors (no model, unknown session) come back as `{ error }`.
  */
 async function openInteractiveSession(
   options: GlobalOptions,
@@ -110,6 +110,7 @@ async function runFullScreen(
   const theme: Theme = createTheme(wantsColor(process.stdout, process.env), true);
   const dialogs: DialogQueue = createDialogQueue();
   let root = process.cwd();
+  let savedTo = "";
   let forward: (event: AgentEvent) => void = () => {};
   const opened = await openInteractiveSession(options, {
     ...(run.approvalMode ? { approvalMode: run.approvalMode } : {}),
@@ -117,7 +118,7 @@ async function runFullScreen(
       theme,
       workspaceRoot: () => root,
       rows: () => process.stdout.rows || 24,
-      localSettings: ".agents/settings.local.json",
+      alwaysSavedTo: () => savedTo,
     }),
     onSubagentEvent: (event) => forward(event),
   });
@@ -126,6 +127,7 @@ async function runFullScreen(
     return 1;
   }
   root = opened.session.workspace.root;
+  savedTo = opened.session.permissions.alwaysAnswers.shown;
   try {
     // the UI (Markdown, highlighting, the renderer) loads only here, never for other commands
     const { runTui } = await import("./tui/app.js");

@@ -9,7 +9,7 @@ import type { Theme } from "./style.js";
  */
 export function permissionDialog(
   request: PermissionRequest,
-  context: { theme: Theme; workspaceRoot: string; maxDiffLines: number; localSettings: string },
+  context: { theme: Theme; workspaceRoot: string; maxDiffLines: number; alwaysSavedTo: string },
 ): Dialog {
   const { theme } = context;
   // the approval mode's reason only repeats the subjects; a hook's or a rule's says something new
@@ -37,7 +37,7 @@ export function permissionDialog(
       ? [
           { label: "Yes, and don't ask again this session", value: "session", detail: rules },
           {
-            label: `Yes, always (saved to ${context.localSettings}, git-ignored)`,
+            label: `Yes, always (saved to ${context.alwaysSavedTo})`,
             value: "always",
             detail: rules,
           },

@@ -91,7 +91,7 @@ export type DialogQueue = ReturnType<typeof createDialogQueue>;
 /** The asker the session uses while the terminal UI runs: its questions become dialogs. */
 export function createDialogAsker(
   queue: DialogQueue,
-  context: { theme: Theme; workspaceRoot(): string; rows(): number; localSettings: string },
+  context: { theme: Theme; workspaceRoot(): string; rows(): number; alwaysSavedTo(): string },
 ): Asker {
   return {
     kind: "terminal",
@@ -100,7 +100,7 @@ export function createDialogAsker(
       const dialog = permissionDialog(request, {
         theme: context.theme,
         workspaceRoot: context.workspaceRoot(),
-        localSettings: context.localSettings,
+        alwaysSavedTo: context.alwaysSavedTo(),
         maxDiffLines,
       });
       return permissionAnswer(await queue.show(dialog, signal));

@@ -24,7 +24,7 @@ const dialogFor = (req: PermissionRequest) =>
     theme,
     workspaceRoot: "/w",
     maxDiffLines: 10,
-    localSettings: ".agents/settings.local.json",
+    alwaysSavedTo: "~/.agents/folder-permissions.json",
   });
 
 /** Feeds raw terminal input to a dialog until it settles. */
@@ -46,7 +46,7 @@ describe("the approval dialog", () => {
     expect(lines.filter((line) => /^ [ ›] \d\./.test(line)).map((line) => line.slice(3))).toEqual([
       "1. Yes, once",
       "2. Yes, and don't ask again this session Bash(npm test)",
-      "3. Yes, always (saved to .agents/settings.local.json, git-ignored) Bash(npm test)",
+      "3. Yes, always (saved to ~/.agents/folder-permissions.json) Bash(npm test)",
       "4. No",
       "5. No, and tell it what to do instead",
     ]);

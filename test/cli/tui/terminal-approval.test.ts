@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -95,30 +94,42 @@ describe.skipIf(!HAS_TMUX)("the approval dialog", () => {
   });
 
   it(
-    '"always" saves the rule to .agents/settings.local.json and keeps that file out of git',
+    '"always" saves the rule for this folder in the home, and the next session runs the call unasked',
     TUI_TEST,
     async () => {
       ws = await createTempWorkspace({ "a.txt": "old\n" });
-      execFileSync("git", ["init", "-q"], { cwd: ws.root });
       const file = path.join(ws.root, "a.txt");
-      server = await startModelServer([{ toolCalls: [rewrite(file, "new\n")] }, { text: "Done." }]);
+      const view = { name: "view_file", args: { AbsolutePath: file } };
+      server = await startModelServer([
+        { toolCalls: [view] },
+        { toolCalls: [rewrite(file, "new\n")] },
+        { text: "Done." },
+        { toolCalls: [view] },
+        { toolCalls: [rewrite(file, "newer\n")] },
+        { text: "Done again." },
+      ]);
       term = await startTui(server, ws);
       await term.waitFor(READY);
       await term.type("rewrite a.txt");
       await term.keys("Enter");
-      await term.waitFor("Yes, always (saved to .agents/settings.local.json, git-ignored)");
+      await term.waitFor("Yes, always (saved to ~/.agents/folder-permissions.json)");
       await term.keys("3");
       await term.waitFor("Done.");
-      const saved = JSON.parse(readFileSync(path.join(ws.root, ".agents/settings.local.json"), "utf8"));
-      expect(saved.permissions.allow).toEqual(["Edit(/a.txt)"]);
-      const status = execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], {
-        cwd: ws.root,
-        encoding: "utf8",
-      });
-      expect(status).not.toContain("settings.local.json");
+      expect(readFileSync(file, "utf8")).toBe("new\n");
+      const saved = JSON.parse(readFileSync(path.join(ws.home, ".agents/folder-permissions.json"), "utf8"));
+      expect(saved.folders[ws.root].permissions.allow).toEqual(["Edit(/a.txt)"]);
       await term.keys("C-d");
       expect(await term.waitForExit()).toBe(0);
       expect(readdirSync(path.join(ws.home, ".gantry", "sessions"))).toHaveLength(1);
+      await term.close();
+
+      term = await startTui(server, ws);
+      await term.waitFor(READY);
+      await term.type("once more");
+      await term.keys("Enter");
+      const screen = await term.waitFor("Done again.");
+      expect(screen).not.toContain("Permission needed");
+      expect(readFileSync(file, "utf8")).toBe("newer\n");
       server.assertDone();
     },
   );
