@@ -42,9 +42,14 @@ export function createProcessTerminal(
       input.setRawMode(true);
       input.setEncoding("utf8");
       output.write(ENABLE);
+      let typedAhead = true;
       onData = (data) => {
         clearTimeout(escapeTimer);
-        const keys = pastedLines(data) ?? parser.feed(data);
+        // the first read may hold what was typed before raw mode, where the terminal turned Enter into
+        // a line feed: there it is Enter (later, in raw mode, a line feed is Ctrl-J, a new line)
+        const text = typedAhead ? data.replace(/\n/g, "\r") : data;
+        const keys = (typedAhead ? undefined : pastedLines(text)) ?? parser.feed(text);
+        typedAhead = false;
         if (keys.length > 0) onKeys(keys);
         if (parser.pending) {
           escapeTimer = setTimeout(() => {
