@@ -16,6 +16,7 @@ import { createSessionPermissions, type SessionPermissions } from "./policy/perm
 import { createPolicyStep } from "./policy/policy-step.js";
 import { createSubagentHost, type SubagentHost } from "./subagents/host.js";
 import { createBuiltinTools } from "./tools/builtin.js";
+import type { BackgroundKind, SessionLifecycle } from "./tools/environment.js";
 import { createToolPipeline, type ToolPipeline } from "./tools/pipeline.js";
 import { createToolRegistry, type ToolRegistry } from "./tools/registry.js";
 import { scriptsOfHooks } from "./trust/covered.js";
@@ -65,6 +66,12 @@ export interface GantryOptions {
   parentPermissions?: SessionPermissions;
 }
 
+export interface BackgroundWork {
+  tasks: number;
+  schedules: number;
+  agents: number;
+}
+
 /** One Gantry session's tools: the workspace guard, the registry and the one pipeline. */
 export interface GantrySession {
   workspace: Workspace;
@@ -94,6 +101,8 @@ export interface GantrySession {
    * file whose hooks trust keeps out (changed since the folder was trusted, or never trusted).
    */
   reloadHooks(): HookConfig & { ignored: string[] };
+  /** What runs between turns: background commands, active schedules, background agents. */
+  backgroundWork(): BackgroundWork;
   dispose(): Promise<void>;
 }
 
@@ -121,7 +130,11 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
   const inbox = createAgentInbox();
   const identity: SessionIdentity = options.identity ?? { sessionId: randomUUID(), transcriptPath: "" };
   const cleanups: (() => Promise<void> | void)[] = [];
-  const lifecycle = { onDispose: (cleanup: () => Promise<void> | void) => void cleanups.push(cleanup) };
+  const backgroundCounts = new Map<BackgroundKind, () => number>();
+  const lifecycle: SessionLifecycle = {
+    onDispose: (cleanup) => void cleanups.push(cleanup),
+    countBackground: (kind, count) => void backgroundCounts.set(kind, count),
+  };
 
   let registryForRules: ToolRegistry | undefined;
   const permissions = createSessionPermissions({
@@ -208,6 +221,11 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
       hooks.reload(next);
       return { ...next, ignored: ignoredNotices(reloaded) };
     },
+    backgroundWork: () => ({
+      tasks: backgroundCounts.get("tasks")?.() ?? 0,
+      schedules: backgroundCounts.get("schedules")?.() ?? 0,
+      agents: subagents.agents.list().filter((agent) => agent.background && agent.state === "running").length,
+    }),
     identify(given) {
       identity.sessionId = given.sessionId;
       identity.transcriptPath = given.transcriptPath;

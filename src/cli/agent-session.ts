@@ -9,10 +9,17 @@ import { contextWindowFor } from "../models/context-windows.js";
 import { createLanguageModel } from "../models/provider.js";
 import type { Asker } from "../policy/asker.js";
 import { type ApprovalMode, parseApprovalMode } from "../policy/modes.js";
-import { openSession, type SessionWriter, sessionsDir } from "../session/jsonl.js";
+import {
+  openSession,
+  type SessionProblem,
+  type SessionSummary,
+  type SessionWriter,
+  sessionsDir,
+} from "../session/jsonl.js";
 import { transcriptDirFor } from "../subagents/transcript.js";
 import type { ToolDeclaration } from "../tools/registry.js";
 import { type GlobalOptions, UsageError } from "./options.js";
+import { type OpenState, sessionControls } from "./session-controls.js";
 import { cliTrustOption, reportConfigNotices } from "./trust-option.js";
 
 /**
@@ -21,12 +28,31 @@ import { cliTrustOption, reportConfigNotices } from "./trust-option.js";
  */
 export interface AgentSession {
   session: GantrySession;
-  model: ModelClient;
-  conversation: Conversation;
-  writer: SessionWriter;
+  /** The model of the next turn (`switchModel` changes it). */
+  readonly model: ModelClient;
+  /** The main conversation; the same object for the whole process (forks read it), its messages change. */
+  readonly conversation: Conversation;
+  /** The session file being written (`startOver` and `resume` change it). */
+  readonly writer: SessionWriter;
   declarations: ToolDeclaration[];
   /** One run of the agent loop on this conversation; every event is saved, then handed to `onEvent`. */
   run(input: ConversationMessage[], options: AgentRunOptions): Promise<AgentRunResult>;
+  /** Uses `provider:model-id` from the next turn on (also for subagents that name no model); or says why not. */
+  switchModel(spec: string): { ok: true } | { ok: false; message: string };
+  /** Leaves the conversation for a new, empty session file (the terminal UI's /clear). */
+  startOver(): void;
+  /** Continues another saved session of this workspace (an id or a unique prefix); or says why not. */
+  resume(id: string): { ok: true; problems: SessionProblem[] } | { ok: false; message: string };
+  /** This workspace's saved sessions, the most recent first. */
+  sessions(): SessionSummary[];
+  /**
+   * Summarises the older turns now (the terminal UI's /compact), keeping the last one; the `compaction`
+   * event is saved and handed to `onEvent`. Says why when there is nothing to compact or the model failed.
+   */
+  compact(
+    signal: AbortSignal,
+    onEvent: (event: AgentEvent) => void,
+  ): Promise<{ ok: true } | { ok: false; message: string }>;
   /** Closes the session file and ends what the session started. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -88,57 +114,80 @@ export async function openAgentSession(
     await session.dispose();
     return { error: typeof model === "string" ? model : (opened as string) };
   }
-  const { conversation, writer } = opened;
-  session.identify({ sessionId: writer.id, transcriptPath: writer.file });
+  const sessions = sessionsDir(homedir(), session.workspace.root);
+  session.identify({ sessionId: opened.writer.id, transcriptPath: opened.writer.file });
   const declarations = session.registry.declarations();
-  setup.onReady?.({ session, model, writer, declarations });
+  setup.onReady?.({ session, model, writer: opened.writer, declarations });
   const system = buildSystemPrompt({
     workspaceRoot: session.workspace.root,
     declarations,
     instructions: loadProjectInstructions(session.workspace.root),
   });
-  // subagents share the model and the event stream (their events carry their own agentId)
-  session.subagents.bind({
-    model,
-    mainConversation: conversation,
-    mainSystem: system,
-    transcriptDir: transcriptDirFor(writer.file),
-    ...(baseUrl ? { baseUrl } : {}),
-    modelFor: (spec) => makeModelFor(session, spec, baseUrl),
-    onEvent: setup.onSubagentEvent,
-  });
+  const state: OpenState = {
+    session,
+    conversation: opened.conversation,
+    current: { model, writer: opened.writer },
+    system,
+    declarations,
+    sessions,
+    makeModel: (spec) => makeModelFor(session, spec, baseUrl),
+    // subagents share the model and the event stream (their events carry their own agentId)
+    bindSubagents: () =>
+      session.subagents.bind({
+        model: state.current.model,
+        mainConversation: state.conversation,
+        mainSystem: system,
+        transcriptDir: transcriptDirFor(state.current.writer.file),
+        ...(baseUrl ? { baseUrl } : {}),
+        modelFor: (spec) => makeModelFor(session, spec, baseUrl),
+        onEvent: setup.onSubagentEvent,
+      }),
+  };
+  state.bindSubagents();
   let closed = false;
   return {
     session,
-    model,
-    conversation,
-    writer,
-    declarations,
-    run: (input, run) => {
-      const maxTurns = run.maxTurns ?? session.settings.maxTurns;
-      return runAgentLoop(conversation, model, session.pipeline, {
-        system,
-        tools: declarations,
-        input,
-        signal: run.signal,
-        inbox: session.inbox,
-        waitForHeldWork: run.waitForHeldWork === true,
-        compaction: { contextWindow: model.contextWindow },
-        retry: retryFromEnvironment(),
-        ...(maxTurns ? { maxTurns } : {}),
-        onEvent: (event) => {
-          writer.record(event);
-          run.onEvent(event);
-        },
-      });
+    get model() {
+      return state.current.model;
     },
+    conversation: state.conversation,
+    get writer() {
+      return state.current.writer;
+    },
+    declarations,
+    run: (input, run) => runLoop(state, input, run),
+    ...sessionControls(state),
     async close() {
       if (closed) return;
       closed = true;
-      writer.close();
+      state.current.writer.close();
       await session.dispose();
     },
   };
+}
+
+function runLoop(
+  state: OpenState,
+  input: ConversationMessage[],
+  run: AgentRunOptions,
+): Promise<AgentRunResult> {
+  const maxTurns = run.maxTurns ?? state.session.settings.maxTurns;
+  const writer = state.current.writer;
+  return runAgentLoop(state.conversation, state.current.model, state.session.pipeline, {
+    system: state.system,
+    tools: state.declarations,
+    input,
+    signal: run.signal,
+    inbox: state.session.inbox,
+    waitForHeldWork: run.waitForHeldWork === true,
+    compaction: { contextWindow: state.current.model.contextWindow },
+    retry: retryFromEnvironment(),
+    ...(maxTurns ? { maxTurns } : {}),
+    onEvent: (event) => {
+      writer.record(event);
+      run.onEvent(event);
+    },
+  });
 }
 
 function makeModelFor(

@@ -41,9 +41,9 @@ async function main(argv: string[]): Promise<number> {
   }
   if (options.prompt !== undefined) return (await import("./headless.js")).run(positionals, options);
   const [command, ...rest] = positionals;
-  if (command === undefined) return (await import("./interactive.js")).run(rest, options);
-  const load = COMMANDS[command];
-  if (!load) throw new UsageError(`unknown command "${command}"`);
+  const load = command === undefined ? undefined : COMMANDS[command];
+  // `gantry` alone, or `gantry "fix the bug"`: an interactive session (with that first prompt)
+  if (!load) return (await import("./interactive.js")).run(positionals, options, Object.keys(COMMANDS));
   return (await load()).run(rest, options);
 }
 

@@ -52,7 +52,8 @@ export interface GlobalOptions {
 export class UsageError extends Error {}
 
 export const USAGE = `Usage:
-  gantry [options]                        interactive session in the current folder (/help inside)
+  gantry [options] ["<prompt>"]           interactive session in the current folder (/help inside),
+                                          starting with that prompt when one is given
   gantry -p "<prompt>" [options]          headless run (-p - reads the prompt from stdin)
   gantry tool <name> '<json args>'        run one tool call through the full pipeline, print the result JSON
   gantry tools                            list the tool registry

@@ -18,6 +18,11 @@ export interface SessionPermissions {
   readonly mode: ApprovalMode | undefined;
   /** Where the mode came from, for list_permissions. */
   readonly modeSource: string;
+  /**
+   * The user changes the mode mid-session (the terminal UI's Shift-Tab and /mode): it holds from the
+   * next call on, for this session and the worktree agents that inherit it.
+   */
+  setMode(mode: ApprovalMode, source: string): void;
   readonly asker: Asker;
   readonly workspace: Workspace;
   readonly grants: GrantStore;
@@ -75,9 +80,11 @@ export function createSessionPermissions(options: SessionPermissionsOptions): Se
   const parent = options.parent;
   const home = parent?.ruleContext().home ?? options.home ?? homedir();
   const context: RuleContext = { workspaceRoot, home, resolveTool: options.resolveTool };
-  const { mode, modeSource, entries, ignored, warnings } = parent
+  const resolved = parent
     ? inheritPolicy(parent, workspaceRoot)
     : resolvePolicy(options, workspaceRoot, home);
+  const { entries, ignored, warnings } = resolved;
+  let own = { mode: resolved.mode, source: resolved.modeSource };
   const ownGrants = createGrantStore(context);
   const checkContext: CheckContext = {
     workspaceRoot,
@@ -106,8 +113,18 @@ export function createSessionPermissions(options: SessionPermissionsOptions): Se
   };
 
   return {
-    mode,
-    modeSource,
+    // a worktree agent's session follows its parent's mode as it changes
+    get mode() {
+      return parent ? parent.mode : own.mode;
+    },
+    get modeSource() {
+      if (!parent) return own.source;
+      return parent.mode ? `${parent.modeSource}, as in the parent session` : parent.modeSource;
+    },
+    setMode(mode, source) {
+      if (parent) throw new Error("a worktree agent's approval mode follows its parent session's");
+      own = { mode, source };
+    },
     asker: options.asker ?? createHeadlessAsker(),
     workspace: options.workspace,
     grants: parent ? inheritGrants(parent, ownGrants, context) : ownGrants,

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { createTwoFilesPatch } from "diff";
+import { describeChange } from "../tools/files/edit-diff.js";
 import type { PathResult } from "../workspace/paths.js";
 import type { Workspace } from "../workspace/workspace.js";
 
@@ -7,8 +7,10 @@ const MAX_PREVIEW_CHARS = 8_000;
 const MAX_FILE_BYTES = 1_000_000;
 
 /**
- * The diff an edit would make, for the permission prompt. Best effort: a file that cannot be read
- * (missing, secret, outside, too large) shows the proposed text against nothing.
+ * The diff an edit would make, for the permission prompt, made by the same function as the diff shown
+ * after the edit (so the user sees one format, with the file's real line numbers). Best effort: a file
+ * that cannot be read (missing, secret, outside, too large) or a replacement not found in it shows the
+ * replaced text against the new one.
  */
 export async function editPreview(
   tool: string,
@@ -19,17 +21,19 @@ export async function editPreview(
   if (!target) return undefined;
   const resolved = await workspace.resolve(target);
   const name = resolved.ok ? resolved.path.rel : target;
+  const before = await currentText(resolved);
   switch (tool) {
     case "write_to_file":
       return clip(
-        createTwoFilesPatch(name, name, (await currentText(resolved)) ?? "", String(args.CodeContent ?? "")),
+        describeChange(name, before ?? "", String(args.CodeContent ?? ""), before === undefined).diff,
       );
     case "replace_file_content":
-      return clip(chunkPatch(name, [args]));
+      return clip(replacementsPreview(name, before, [args]));
     case "multi_replace_file_content":
       return clip(
-        chunkPatch(
+        replacementsPreview(
           name,
+          before,
           Array.isArray(args.ReplacementChunks) ? (args.ReplacementChunks as Record<string, unknown>[]) : [],
         ),
       );
@@ -40,17 +44,36 @@ export async function editPreview(
   }
 }
 
-function chunkPatch(name: string, chunks: Record<string, unknown>[]): string {
+/** The file after the replacements when each target is found in it; else each chunk on its own. */
+function replacementsPreview(
+  name: string,
+  before: string | undefined,
+  chunks: Record<string, unknown>[],
+): string {
+  let after = before;
+  for (const chunk of chunks) {
+    const target = String(chunk.TargetContent ?? "");
+    if (after === undefined || target === "" || !after.includes(target)) {
+      after = undefined;
+      break;
+    }
+    const replacement = String(chunk.ReplacementContent ?? "");
+    after =
+      chunk.AllowMultiple === true
+        ? after.split(target).join(replacement)
+        : after.replace(target, () => replacement);
+  }
+  if (before !== undefined && after !== undefined) return describeChange(name, before, after).diff;
   return chunks
-    .map((chunk) =>
-      createTwoFilesPatch(
-        name,
-        name,
-        `${String(chunk.TargetContent ?? "")}\n`,
-        `${String(chunk.ReplacementContent ?? "")}\n`,
-      ),
+    .map(
+      (chunk) =>
+        describeChange(
+          name,
+          `${String(chunk.TargetContent ?? "")}\n`,
+          `${String(chunk.ReplacementContent ?? "")}\n`,
+        ).diff,
     )
-    .join("\n");
+    .join("");
 }
 
 async function currentText(resolved: PathResult): Promise<string | undefined> {

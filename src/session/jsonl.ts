@@ -12,7 +12,12 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { applyCompaction } from "../agent/context.js";
-import { answerUnansweredCalls, type Conversation, createConversation } from "../agent/conversation.js";
+import {
+  answerUnansweredCalls,
+  type Conversation,
+  type ConversationMessage,
+  createConversation,
+} from "../agent/conversation.js";
 import type { AgentEvent } from "../agent/events.js";
 
 /**
@@ -53,9 +58,14 @@ const UNSAVED_EVENTS = new Set<AgentEvent["type"]>(["text_delta", "tool_update"]
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 export function sessionsDir(home: string, workspaceRoot: string): string {
+  return path.join(home, ".gantry", "sessions", workspaceFolderName(workspaceRoot));
+}
+
+/** `<folder name>-<hash of the path>`: one name per workspace for its sessions and its prompt history. */
+export function workspaceFolderName(workspaceRoot: string): string {
   const hash = createHash("sha256").update(workspaceRoot).digest("hex").slice(0, 12);
   const name = path.basename(workspaceRoot).replace(/[^A-Za-z0-9._-]/g, "_") || "root";
-  return path.join(home, ".gantry", "sessions", `${name}-${hash}`);
+  return `${name}-${hash}`;
 }
 
 export function newSessionId(now = new Date()): string {
@@ -190,6 +200,51 @@ export function latestSessionFile(dir: string): string | undefined {
     if (!best || mtime > best.mtime || (mtime === best.mtime && file > best.file)) best = { file, mtime };
   }
   return best?.file;
+}
+
+export interface SessionSummary {
+  id: string;
+  file: string;
+  /** Last written (ms since epoch). */
+  modifiedAt: number;
+  /** The first prompt the user typed, on one line; "" when there is none yet. */
+  firstPrompt: string;
+  /** Prompts the user typed (schedules and agents not counted). */
+  prompts: number;
+}
+
+/** This workspace's sessions, the most recent first (the `/resume` picker). */
+export function listSessions(dir: string): SessionSummary[] {
+  const summaries: SessionSummary[] = [];
+  for (const id of listSessionIds(dir)) {
+    const file = path.join(dir, `${id}.jsonl`);
+    try {
+      summaries.push({ id, file, modifiedAt: statSync(file).mtimeMs, ...promptsOf(file) });
+    } catch {
+      // vanished or unreadable: not offered
+    }
+  }
+  return summaries.sort((a, b) => b.modifiedAt - a.modifiedAt || b.id.localeCompare(a.id));
+}
+
+function promptsOf(file: string): { firstPrompt: string; prompts: number } {
+  let firstPrompt = "";
+  let prompts = 0;
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    // cheap pre-filter: most lines are tool events
+    if (!line.includes('"role":"user"')) continue;
+    try {
+      const entry = JSON.parse(line) as { type?: string; agentId?: string; message?: ConversationMessage };
+      const message = entry.message;
+      if (entry.type !== "message" || (entry.agentId ?? "main") !== "main") continue;
+      if (message?.role !== "user" || message.source !== undefined) continue;
+      prompts++;
+      if (firstPrompt === "") firstPrompt = message.text.replace(/\s+/g, " ").trim();
+    } catch {
+      // damaged lines are skipped, as when loading
+    }
+  }
+  return { firstPrompt, prompts };
 }
 
 export function listSessionIds(dir: string): string[] {

@@ -8,7 +8,12 @@ import type { Workspace } from "../workspace/workspace.js";
 /** Cleanup that runs when the session ends (kill processes, remove worktrees, stop timers). */
 export interface SessionLifecycle {
   onDispose(cleanup: () => Promise<void> | void): void;
+  /** How to count the work a tool family keeps running between turns (a UI's status line shows it). */
+  countBackground?(kind: BackgroundKind, count: () => number): void;
 }
+
+/** Background commands (run_command past its wait) and active schedules. */
+export type BackgroundKind = "tasks" | "schedules";
 
 /** Session-wide dependencies handed to tool factories (STYLE rule 1: small factories, narrow deps). */
 export interface ToolEnvironment {

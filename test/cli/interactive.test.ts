@@ -107,7 +107,7 @@ describe("gantry interactive", () => {
     expect(run.stdout).toContain(
       [
         "Let me look.",
-        "  Read (2 files) · Search (1 search)",
+        '  Read src/app.ts, src/b.ts · Search "TODO" in .',
         "  Edit replace_file_content src/app.ts",
         "    --- a/src/app.ts",
         "    +++ b/src/app.ts",
@@ -243,6 +243,38 @@ describe("gantry interactive", () => {
     child.stdin.end();
     expect(await child.exited).toBe(0);
     live.assertDone();
+  });
+
+  it('gantry "<prompt>" starts with that prompt, then takes the lines from stdin', E2E, async () => {
+    ws = await createTempWorkspace();
+    server = await startModelServer([
+      { expect: (request) => expect(request.text).toContain("fix the bug"), text: "Fixed." },
+      { expect: (request) => expect(request.text).toContain("and test it"), text: "Tested." },
+    ]);
+    const run = await runWith("openai", ["fix the bug"], "and test it\n");
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("> fix the bug\nFixed.\n");
+    expect(run.stdout).toContain("> and test it\nTested.\n");
+    server.assertDone();
+  });
+
+  it("takes a near-miss of a command for a typo, not for a prompt", E2E, async () => {
+    ws = await createTempWorkspace();
+    server = await startModelServer([]);
+    const run = await runWith("openai", ["tols"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('unknown command "tols" (did you mean "tools"?)');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("shows the earlier conversation when it continues one", E2E, async () => {
+    ws = await createTempWorkspace();
+    server = await startModelServer([{ text: "Noted PELICAN." }]);
+    expect((await runInteractive("openai", "Remember PELICAN\n")).code).toBe(0);
+    const next = await runInteractive("openai", "", ["--continue"]);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stdout).toContain("> Remember PELICAN\nNoted PELICAN.\n(end of the earlier conversation)");
+    server.assertDone();
   });
 
   it("says how to configure a model when none is set", E2E, async () => {

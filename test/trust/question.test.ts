@@ -47,7 +47,7 @@ function listTurns(answer: string) {
 
 /** The prompt is up and reading keys (a key sent before that reaches no reader). */
 async function ready(terminal: TmuxTerminal): Promise<void> {
-  await terminal.waitFor(/help for commands\n> /);
+  await terminal.waitFor(/help for commands\n[\s\S]*> Type a request/);
   await new Promise((resolve) => setTimeout(resolve, 500));
 }
 

@@ -1,9 +1,24 @@
+import type { AgentEvent } from "../../agent/events.js";
+import {
+  APPROVAL_MODES,
+  type ApprovalMode,
+  MODE_DESCRIPTIONS,
+  parseApprovalMode,
+} from "../../policy/modes.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { AgentSession } from "../agent-session.js";
+import type { DialogOption } from "./dialog.js";
+import { formatDollars, formatTokens, type UsageMeter } from "./usage-meter.js";
 
 /** The REPL's own commands; a line is one when its first word is `/name` with no further slash. */
 export const SLASH_COMMANDS: Record<string, string> = {
   "/help": "this list",
+  "/model": "show the model, or switch: /model provider:model-id",
+  "/mode": "show or change the approval mode (also Shift-Tab): /mode auto-edit",
+  "/cost": "tokens used in this session and, where the price is known, what they cost",
+  "/compact": "summarise the older turns now, to free the context window",
+  "/clear": "start over in a new session (this one stays saved for /resume)",
+  "/resume": "continue an earlier session of this workspace: /resume [id]",
   "/tools": "the tools the agent can use",
   "/permissions": "the approval mode, permission rules and this session's grants",
   "/reload-hooks": "read the hook files again (changes to them count only after this)",
@@ -16,35 +31,67 @@ export function isSlashCommand(line: string): boolean {
 
 export type SlashOutcome = "exit" | "done";
 
+/** What a command may use besides the session; the terminal UI adds pickers, plain lines do without. */
+export interface CommandContext {
+  agent: AgentSession;
+  print(text: string): void;
+  usage: UsageMeter;
+  signal: AbortSignal;
+  onEvent(event: AgentEvent): void;
+  /** A picker; without one, commands list the choices and take them as an argument. */
+  pick?(title: string, options: DialogOption[]): Promise<string | undefined>;
+  /** After /clear and /resume, so the UI can show the conversation it now continues. */
+  conversationChanged(how: "cleared" | "resumed"): void;
+}
+
 /** Runs a slash command, printing through `print`; says whether the session should end. */
-export async function runSlashCommand(
-  line: string,
-  agent: AgentSession,
-  print: (text: string) => void,
-): Promise<SlashOutcome> {
-  const name = line.trim().split(/\s+/)[0] ?? "";
+export async function runSlashCommand(line: string, context: CommandContext): Promise<SlashOutcome> {
+  const [name = "", ...rest] = line.trim().split(/\s+/);
+  const argument = rest.join(" ");
+  const { agent, print } = context;
   switch (name) {
     case "/exit":
     case "/quit":
       return "exit";
     case "/help":
       print(helpText());
-      return "done";
+      break;
     case "/tools":
       print(toolTable(agent.session.registry));
-      return "done";
-    case "/permissions": {
-      const result = await agent.session.pipeline.run({ name: "list_permissions", args: {} });
-      print(result.text);
-      return "done";
-    }
+      break;
+    case "/permissions":
+      print((await agent.session.pipeline.run({ name: "list_permissions", args: {} })).text);
+      break;
     case "/reload-hooks":
       print(reloadHooks(agent));
-      return "done";
+      break;
+    case "/model":
+      print(switchModel(agent, argument));
+      break;
+    case "/mode":
+      await changeMode(context, argument);
+      break;
+    case "/cost":
+      print(costReport(agent, context.usage));
+      break;
+    case "/compact": {
+      const outcome = await agent.compact(context.signal, context.onEvent);
+      if (!outcome.ok) print(outcome.message);
+      break;
+    }
+    case "/clear":
+      agent.startOver();
+      context.usage.reset();
+      context.conversationChanged("cleared");
+      print(`New session ${agent.writer.id}; the earlier one is saved (/resume lists it).`);
+      break;
+    case "/resume":
+      await resume(context, argument);
+      break;
     default:
       print(`unknown command ${name}; /help lists the commands`);
-      return "done";
   }
+  return "done";
 }
 
 function reloadHooks(agent: AgentSession): string {
@@ -59,12 +106,103 @@ function reloadHooks(agent: AgentSession): string {
   }
 }
 
+function switchModel(agent: AgentSession, spec: string): string {
+  if (spec === "")
+    return `The model is ${agent.model.id} (context window ${formatTokens(agent.model.contextWindow)} tokens). Switch with /model provider:model-id, e.g. /model anthropic:claude-sonnet-4-5.`;
+  const switched = agent.switchModel(spec);
+  if (!switched.ok) return `The model stays ${agent.model.id}: ${switched.message}`;
+  return `From the next turn on the model is ${agent.model.id} (context window ${formatTokens(agent.model.contextWindow)} tokens).`;
+}
+
+/** Sets the approval mode; the user's choice in this session, like `--approval-mode`. */
+export function setApprovalMode(agent: AgentSession, mode: ApprovalMode): string {
+  agent.session.permissions.setMode(mode, "set in this session (/mode or Shift-Tab)");
+  return `Approval mode: ${mode} (${MODE_DESCRIPTIONS[mode]}).`;
+}
+
+async function changeMode(context: CommandContext, argument: string): Promise<void> {
+  const { agent, print } = context;
+  let wanted = argument;
+  if (wanted === "" && context.pick) {
+    const current = agent.session.permissions.mode;
+    wanted =
+      (await context.pick(
+        "Approval mode",
+        APPROVAL_MODES.map((mode) => ({
+          label: mode === current ? `${mode} (now)` : mode,
+          value: mode,
+          detail: MODE_DESCRIPTIONS[mode],
+        })),
+      )) ?? "";
+    if (wanted === "") return;
+  }
+  if (wanted === "") {
+    const current = agent.session.permissions.mode;
+    const list = APPROVAL_MODES.map((mode) => `  ${mode.padEnd(9)}  ${MODE_DESCRIPTIONS[mode]}`).join("\n");
+    return print(`Approval mode: ${current ?? "none"}. Change it with /mode MODE:\n${list}`);
+  }
+  const mode = parseApprovalMode(wanted);
+  if (!mode) return print(`/mode takes ${APPROVAL_MODES.join(", ")}, not "${wanted}"`);
+  print(setApprovalMode(agent, mode));
+}
+
+function costReport(agent: AgentSession, usage: UsageMeter): string {
+  const total = usage.total();
+  const lines = [`Tokens this session: ${total.inputTokens} in · ${total.outputTokens} out.`];
+  if (usage.byModel().size > 1)
+    for (const [model, used] of usage.byModel())
+      lines.push(`  ${model}: ${used.inputTokens} in · ${used.outputTokens} out`);
+  const cost = usage.cost();
+  if (cost)
+    lines.push(
+      `Cost: about ${formatDollars(cost.dollars)} at list prices${cost.partial ? " (some models have no known price)" : ""}.`,
+    );
+  else lines.push(`Cost: unknown (no price is known for ${agent.model.id}).`);
+  const share = Math.round((usage.contextTokens / agent.model.contextWindow) * 100);
+  lines.push(
+    `Context: ${formatTokens(usage.contextTokens)} of ${formatTokens(agent.model.contextWindow)} tokens (${share}%).`,
+  );
+  return lines.join("\n");
+}
+
+async function resume(context: CommandContext, argument: string): Promise<void> {
+  const { agent, print } = context;
+  const others = agent.sessions().filter((summary) => summary.id !== agent.writer.id);
+  let id = argument;
+  if (id === "" && others.length === 0) return print("No other session of this workspace to resume.");
+  if (id === "" && context.pick) {
+    const options = others.slice(0, 9).map((summary) => ({
+      label: summary.firstPrompt === "" ? "(no prompt)" : truncate(summary.firstPrompt, 60),
+      value: summary.id,
+      detail: `${summary.id} · ${summary.prompts} prompt${summary.prompts === 1 ? "" : "s"} · ${new Date(summary.modifiedAt).toLocaleString()}`,
+    }));
+    id = (await context.pick("Resume a session", options)) ?? "";
+    if (id === "") return;
+  }
+  if (id === "") {
+    const list = others
+      .slice(0, 20)
+      .map((summary) => `  ${summary.id}  ${truncate(summary.firstPrompt || "(no prompt)", 60)}`);
+    return print(`Sessions of this workspace (resume with /resume ID):\n${list.join("\n")}`);
+  }
+  const resumed = agent.resume(id);
+  if (!resumed.ok) return print(resumed.message);
+  context.usage.reset();
+  context.conversationChanged("resumed");
+  for (const problem of resumed.problems)
+    print(`line ${problem.line} of the session file: ${problem.message}`);
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
 export function helpText(): string {
   const width = Math.max(...Object.keys(SLASH_COMMANDS).map((name) => name.length));
   return [
     "Type a request and press Enter; the agent works on it in this workspace.",
     ...Object.entries(SLASH_COMMANDS).map(([name, what]) => `  ${name.padEnd(width)}  ${what}`),
-    "Ctrl-C during a turn stops the turn and returns to the prompt.",
+    "Ctrl-C (or Esc) during a turn stops the turn and returns to the prompt.",
   ].join("\n");
 }
 

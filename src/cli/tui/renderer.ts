@@ -1,14 +1,13 @@
 import type { AgentEvent } from "../../agent/events.js";
 import type { DisplayGroup } from "../../tools/contract.js";
-import {
-  classifyDiffLines,
-  createToolLineGrouper,
-  type DiffLineKind,
-  describeTarget,
-  formatCallLine,
-  type ToolCallView,
-} from "./tool-lines.js";
+import { paintDiff } from "./call-summary.js";
+import { createTheme, type StyleName } from "./style.js";
+import { createToolLineGrouper, describeTarget, formatCallLine, type ToolCallView } from "./tool-lines.js";
 
+/**
+ * Plain lines, for where there is no terminal to draw on (a pipe, TERM=dumb): streamed text as it
+ * arrives, tool lines, diffs and a usage line per prompt. The terminal UI (app.ts) draws the rest.
+ */
 export interface RendererOptions {
   write(text: string): void;
   /** ANSI colours: only on a terminal, and never with NO_COLOR. */
@@ -18,21 +17,11 @@ export interface RendererOptions {
   groupOf(name: string): DisplayGroup | undefined;
 }
 
-const CODES = { green: 32, red: 31, cyan: 36, dim: 2, yellow: 33, bold: 1 } as const;
-type Style = keyof typeof CODES;
-const DIFF_STYLE: Record<DiffLineKind, Style | undefined> = {
-  added: "green",
-  removed: "red",
-  hunk: "cyan",
-  header: "dim",
-  context: undefined,
-};
 const MAX_DIFF_LINES = 200;
 
 /** Turns the agent's event stream into readable terminal lines: streamed text, tool lines, diffs, usage. */
 export function createRenderer(options: RendererOptions) {
-  const paint = (style: Style | undefined, text: string) =>
-    options.color && style ? `\x1b[${CODES[style]}m${text}\x1b[0m` : text;
+  const theme = createTheme(options.color);
   const grouper = createToolLineGrouper();
   const calls = new Map<string, ToolCallView>();
   let midLine = false;
@@ -45,8 +34,8 @@ export function createRenderer(options: RendererOptions) {
     if (midLine) options.write("\n");
     midLine = false;
   }
-  function toolLines(lines: string[], style: Style): void {
-    for (const text of lines) line(paint(style, `  ${text}`));
+  function toolLines(lines: string[], style: StyleName): void {
+    for (const text of lines) line(theme.paint(style, `  ${text}`));
   }
   function flush(): void {
     const held = grouper.flush();
@@ -66,12 +55,6 @@ export function createRenderer(options: RendererOptions) {
     calls.set(call.callId, made);
     return made;
   }
-  function showDiff(diff: string): void {
-    const lines = classifyDiffLines(diff);
-    for (const { kind, text } of lines.slice(0, MAX_DIFF_LINES)) line(paint(DIFF_STYLE[kind], `    ${text}`));
-    if (lines.length > MAX_DIFF_LINES)
-      line(paint("dim", `    … ${lines.length - MAX_DIFF_LINES} more lines`));
-  }
 
   function mainEvent(event: AgentEvent): void {
     switch (event.type) {
@@ -90,17 +73,18 @@ export function createRenderer(options: RendererOptions) {
         const call = view(event.call);
         if (event.result.error) return toolLines(grouper.error(call, event.result.text), "red");
         const diff = event.result.metadata?.diff;
-        if (typeof diff === "string" && diff !== "") showDiff(diff);
+        if (typeof diff === "string" && diff !== "")
+          for (const text of paintDiff(diff, theme, "    ", MAX_DIFF_LINES)) line(text);
         return;
       }
       case "error": {
         flush();
         const retry =
           event.retryInMs !== undefined ? ` (retrying in ${(event.retryInMs / 1000).toFixed(1)}s)` : "";
-        return line(paint("red", `error: ${event.error.message}${retry}`));
+        return line(theme.paint("red", `error: ${event.error.message}${retry}`));
       }
       case "compaction":
-        return line(paint("dim", `(compacted ${event.replacedCount} earlier messages)`));
+        return line(theme.paint("dim", `(compacted ${event.replacedCount} earlier messages)`));
       case "done":
         return done(event);
       default:
@@ -111,12 +95,12 @@ export function createRenderer(options: RendererOptions) {
   function done(event: Extract<AgentEvent, { type: "done" }>): void {
     flush();
     calls.clear();
-    if (event.reason === "aborted") line(paint("yellow", "(interrupted)"));
+    if (event.reason === "aborted") line(theme.paint("yellow", "(interrupted)"));
     if (event.reason === "max_turns")
-      line(paint("yellow", `(stopped at the turn limit: ${event.turns} turns)`));
+      line(theme.paint("yellow", `(stopped at the turn limit: ${event.turns} turns)`));
     const { inputTokens, outputTokens } = event.usage;
     const turns = `${event.turns} model turn${event.turns === 1 ? "" : "s"}`;
-    line(paint("dim", `(${turns} · ${inputTokens} tokens in · ${outputTokens} out)`));
+    line(theme.paint("dim", `(${turns} · ${inputTokens} tokens in · ${outputTokens} out)`));
   }
 
   return {
@@ -127,23 +111,18 @@ export function createRenderer(options: RendererOptions) {
       const { name, args } = event.call;
       const target = describeTarget(name, args, options.workspaceRoot);
       line(
-        paint(
+        theme.paint(
           "dim",
           `  [${event.agentId}] ${formatCallLine({ group: options.groupOf(name), name, target })}`,
         ),
       );
     },
     /** Prints a plain line (slash command output, notices), closing any streamed text first. */
-    line(text: string, style?: Style): void {
+    line(text: string, style?: StyleName): void {
       flush();
-      line(paint(style, text));
+      line(theme.paint(style, text));
     },
   };
 }
 
 export type Renderer = ReturnType<typeof createRenderer>;
-
-/** Colours only when stdout is a terminal and NO_COLOR is unset (https://no-color.org). */
-export function wantsColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
-  return stream.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === "");
-}

@@ -1,9 +1,11 @@
 import { createInterface } from "node:readline";
 import type { ConversationMessage } from "../../agent/conversation.js";
-import type { AgentInbox } from "../../agent/inbox.js";
+import type { AgentEvent } from "../../agent/events.js";
 import type { AgentSession } from "../agent-session.js";
 import { isSlashCommand, runSlashCommand } from "./commands.js";
+import { watchInboxWhileIdle } from "./inbox-watch.js";
 import type { Renderer } from "./renderer.js";
+import { createUsageMeter } from "./usage-meter.js";
 
 /** Asks that read their answer from the REPL's own lines (a terminal), so stdin has one reader. */
 export interface TerminalAsks {
@@ -18,6 +20,8 @@ export interface ReplOptions {
   tty: boolean;
   asks?: TerminalAsks;
   maxTurns?: number;
+  /** `gantry "<prompt>"`: the first line, before what stdin brings. */
+  firstPrompt?: string;
 }
 
 /** What waits to run, in order: a line the user typed, or a notification in the session inbox. */
@@ -26,7 +30,7 @@ type Job = { kind: "line"; text: string } | { kind: "inbox" };
 const PROMPT = "> ";
 
 /**
- * The read-run loop: lines queue up, one job runs at a time. Ctrl-C aborts a running turn; at an
+ * Plain lines (a pipe, TERM=dumb), the read-run loop: lines queue up, one job runs at a time. Ctrl-C aborts a running turn; at an
  * empty prompt (or Ctrl-D, EOF, /exit) the session ends. Resolves with the exit code.
  */
 export function startRepl(options: ReplOptions): Promise<number> {
@@ -37,7 +41,8 @@ export function startRepl(options: ReplOptions): Promise<number> {
     terminal: tty,
     prompt: PROMPT,
   });
-  const jobs: Job[] = [];
+  const jobs: Job[] = options.firstPrompt ? [{ kind: "line", text: options.firstPrompt }] : [];
+  const usage = createUsageMeter();
   let running: AbortController | undefined;
   // a schedule or background agent that posts while the prompt waits starts a turn of its own
   const inboxWatch = watchInboxWhileIdle(agent.session.inbox, () => {
@@ -80,14 +85,28 @@ export function startRepl(options: ReplOptions): Promise<number> {
     if (text.trim() === "") return;
     if (!tty) renderer.line(`${PROMPT}${text}`, "bold");
     if (!isSlashCommand(text)) return runTurn([{ role: "user", text }], signal);
-    const outcome = await runSlashCommand(text, agent, (out) => renderer.line(out));
+    const outcome = await runSlashCommand(text, {
+      agent,
+      print: (out) => renderer.line(out),
+      usage,
+      signal,
+      onEvent,
+      conversationChanged: (how) => {
+        if (how === "resumed") replayPlain(agent.conversation.messages, renderer);
+      },
+    });
     if (outcome === "exit") endInput();
+  }
+
+  function onEvent(event: AgentEvent): void {
+    usage.record(event, agent.model.id);
+    renderer.event(event);
   }
 
   async function runTurn(input: ConversationMessage[], signal: AbortSignal): Promise<void> {
     await agent.run(input, {
       signal,
-      onEvent: (event) => renderer.event(event),
+      onEvent,
       ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}),
     });
   }
@@ -146,26 +165,14 @@ export function startRepl(options: ReplOptions): Promise<number> {
   return exited;
 }
 
-/** Calls `onMessage` once when a message for the main agent arrives, after `start` and before `stop`. */
-function watchInboxWhileIdle(inbox: AgentInbox, onMessage: () => void) {
-  let watch: AbortController | undefined;
-  return {
-    start(): void {
-      if (watch) return;
-      const current = new AbortController();
-      watch = current;
-      inbox.wait("main", current.signal).then(
-        () => {
-          if (watch !== current) return;
-          watch = undefined;
-          onMessage();
-        },
-        () => {},
-      );
-    },
-    stop(): void {
-      watch?.abort();
-      watch = undefined;
-    },
-  };
+/** A resumed conversation as plain lines: each prompt and the answer it got. */
+export function replayPlain(messages: readonly ConversationMessage[], renderer: Renderer): void {
+  for (const message of messages) {
+    if (message.role === "user" && message.source === undefined)
+      renderer.line(`${PROMPT}${message.text}`, "bold");
+    else if (message.role === "assistant" && message.text !== "") renderer.line(message.text);
+    else if (message.role === "summary")
+      renderer.line("(earlier turns were compacted into a summary)", "dim");
+  }
+  renderer.line("(end of the earlier conversation)", "dim");
 }

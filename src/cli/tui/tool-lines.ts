@@ -3,7 +3,7 @@ import type { DisplayGroup } from "../../tools/contract.js";
 
 /**
  * One line per tool call, named by its display group (SPEC §2): `Read view_file src/a.ts`. A run of
- * consecutive Read/Search calls collapses into one line, `Read (3 files)`. Pure: no I/O, no colour.
+ * consecutive Read/Search calls collapses into one line, `Read src/a.ts, src/b.ts`. Pure: no I/O, no colour.
  */
 export interface ToolCallView {
   /** The display group; undefined for a tool the registry does not know. */
@@ -14,10 +14,6 @@ export interface ToolCallView {
 }
 
 const COLLAPSIBLE = new Set<DisplayGroup>(["Read", "Search"]);
-const NOUNS: Partial<Record<DisplayGroup, [string, string]>> = {
-  Read: ["file", "files"],
-  Search: ["search", "searches"],
-};
 /** The argument that says what a call is about, in the order tried. */
 const TARGET_ARGS = [
   "AbsolutePath",
@@ -30,6 +26,7 @@ const TARGET_ARGS = [
   "query",
   "Action",
   "name",
+  "description",
 ];
 const MAX_TARGET = 80;
 
@@ -56,29 +53,55 @@ export function formatCallLine(call: ToolCallView): string {
   return [call.group, call.name, call.target].filter((part) => part).join(" ");
 }
 
+/** Targets named in a collapsed line per group; the rest are counted. */
+const MAX_NAMED = 4;
+
 /**
- * One line for a run of Read/Search calls: a single call in full; otherwise a count per group,
- * `Read (3 files)` or `Read (2 files) · Search (1 search)`.
+ * One line for a run of Read/Search calls: a single call in full; otherwise each group with what it
+ * touched, in the order they came: `Read src/a.ts, src/b.ts · Search "TODO" in src`.
  */
 export function formatCollapsedLine(calls: readonly ToolCallView[]): string {
   if (calls.length === 1) return formatCallLine(calls[0] as ToolCallView);
-  const counts = new Map<DisplayGroup, number>();
+  const byGroup = new Map<string, string[]>();
   for (const call of calls) {
-    if (call.group) counts.set(call.group, (counts.get(call.group) ?? 0) + 1);
+    const key = call.group ?? call.name;
+    const targets = byGroup.get(key) ?? [];
+    if (call.target !== "" && !targets.includes(call.target)) targets.push(call.target);
+    byGroup.set(key, targets);
   }
-  return [...counts]
-    .map(([group, count]) => {
-      const [one, many] = NOUNS[group] ?? ["call", "calls"];
-      return `${group} (${count} ${count === 1 ? one : many})`;
+  return [...byGroup]
+    .map(([group, targets]) => {
+      const named = targets.slice(0, MAX_NAMED).join(", ");
+      const more = targets.length > MAX_NAMED ? ` +${targets.length - MAX_NAMED} more` : "";
+      return `${group} ${named}${more}`.trimEnd();
     })
     .join(" · ");
 }
 
-/** A tool error in a line or two: its first line, cut short. */
+/** A tool error in one line: its whole first line (where the fix hint usually is). */
 export function formatToolError(name: string, text: string): string {
   const first = text.trim().split("\n")[0] ?? "";
-  return `${name} failed: ${shorten(first, 160)}`;
+  return `${name} failed: ${first.trim()}`;
 }
+
+/** What a running call is doing, in the words of seed 000: `Reading src/a.ts`, `Running npm test`. */
+export function progressLabel(call: ToolCallView): string {
+  const verb = call.group ? PROGRESS_VERBS[call.group] : undefined;
+  if (!verb) return call.target ? `${call.name} ${call.target}` : call.name;
+  return call.target ? `${verb} ${call.target}` : verb;
+}
+
+const PROGRESS_VERBS: Partial<Record<DisplayGroup, string>> = {
+  Read: "Reading",
+  Edit: "Editing",
+  Search: "Searching",
+  WebSearch: "Searching web for",
+  WebFetch: "Fetching",
+  Command: "Running",
+  Subagents: "Delegating to",
+  Permission: "Checking permissions",
+  Interaction: "Asking",
+};
 
 export type DiffLineKind = "added" | "removed" | "hunk" | "header" | "context";
 
@@ -129,6 +152,10 @@ export function createToolLineGrouper() {
       return [line];
     },
     flush,
+    /** The line the held run would print now, without ending it (a live view of it). */
+    preview(): string | undefined {
+      return pending.length > 0 ? formatCollapsedLine(pending) : undefined;
+    },
     get holding(): boolean {
       return pending.length > 0;
     },

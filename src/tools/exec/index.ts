@@ -11,6 +11,14 @@ export function createExecTools(env: ToolEnvironment): AnyTool[] {
   const runtime = createExecRuntime(env.workspace, env.settings, env.home);
   const terminals = createTerminalPool(runtime);
   const schedules = createScheduleBook(runtime, env.inbox);
+  env.lifecycle.countBackground?.(
+    "tasks",
+    () => runtime.tasks.list().filter((task) => task.state === "running").length,
+  );
+  env.lifecycle.countBackground?.(
+    "schedules",
+    () => schedules.list().filter((entry) => entry.state === "active").length,
+  );
   env.lifecycle.onDispose(async () => {
     schedules.dispose();
     await runtime.dispose();

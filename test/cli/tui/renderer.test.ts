@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../../src/agent/events.js";
-import { createRenderer, wantsColor } from "../../../src/cli/tui/renderer.js";
+import { createRenderer } from "../../../src/cli/tui/renderer.js";
+import { wantsColor } from "../../../src/cli/tui/style.js";
 import type { DisplayGroup } from "../../../src/tools/contract.js";
 
 const ROOT = "/w";
@@ -68,7 +69,7 @@ describe("the interactive renderer", () => {
     expect(out).toBe(
       [
         "Let me look.",
-        "  Read (2 files) · Search (1 search)",
+        '  Read a.ts, b.ts · Search "TODO" in .',
         "  view_file failed: no such file",
         "  Edit replace_file_content a.ts",
         "    --- a/a.ts",
@@ -89,8 +90,8 @@ describe("the interactive renderer", () => {
       result("4", "replace_file_content", "edited", false, { diff: DIFF }),
     ];
     const coloured = render(events, true);
-    expect(coloured).toContain("\x1b[32m    +new\x1b[0m");
-    expect(coloured).toContain("\x1b[31m    -old\x1b[0m");
+    expect(coloured).toContain("\x1b[32m    +new\x1b[39m");
+    expect(coloured).toContain("\x1b[31m    -old\x1b[39m");
     expect(render(events, false)).not.toContain("\x1b[");
   });
 

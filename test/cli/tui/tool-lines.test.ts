@@ -57,23 +57,27 @@ describe("formatting lines", () => {
   });
 
   it("collapses a run of reads into a count", () => {
-    expect(formatCollapsedLine([read("a"), read("b"), read("c")])).toBe("Read (3 files)");
+    expect(formatCollapsedLine([read("a"), read("b"), read("c")])).toBe("Read a, b, c");
+  });
+
+  it("names four targets of a group and counts the rest, each target once", () => {
+    const reads = ["a", "b", "a", "c", "d", "e", "f"].map(read);
+    expect(formatCollapsedLine(reads)).toBe("Read a, b, c, d +2 more");
   });
 
   it("shows a run of one call in full", () => {
     expect(formatCollapsedLine([search('"x" in .')])).toBe('Search grep_search "x" in .');
   });
 
-  it("counts reads and searches of one run per group, in the order they came", () => {
-    expect(formatCollapsedLine([search("q"), read("a"), read("b")])).toBe(
-      "Search (1 search) · Read (2 files)",
+  it("names the reads and searches of one run per group, in the order they came", () => {
+    expect(formatCollapsedLine([search('"q" in .'), read("a"), read("b")])).toBe(
+      'Search "q" in . · Read a, b',
     );
   });
 
-  it("keeps a tool error to its first line", () => {
-    expect(formatToolError("view_file", "file not found: a.ts\nmore detail")).toBe(
-      "view_file failed: file not found: a.ts",
-    );
+  it("keeps a tool error to its whole first line, however long", () => {
+    const hint = `not found: a.ts. ${"Did you mean src/a.ts? ".repeat(10)}`;
+    expect(formatToolError("view_file", `${hint}\nmore detail`)).toBe(`view_file failed: ${hint.trim()}`);
   });
 });
 
@@ -84,10 +88,7 @@ describe("createToolLineGrouper", () => {
     expect(grouper.add(search("q"))).toEqual([]);
     expect(grouper.add(read("b"))).toEqual([]);
     expect(grouper.holding).toBe(true);
-    expect(grouper.add(edit("a"))).toEqual([
-      "Read (2 files) · Search (1 search)",
-      "Edit replace_file_content a",
-    ]);
+    expect(grouper.add(edit("a"))).toEqual(["Read a, b · Search q", "Edit replace_file_content a"]);
     expect(grouper.holding).toBe(false);
   });
 
@@ -95,7 +96,7 @@ describe("createToolLineGrouper", () => {
     const grouper = createToolLineGrouper();
     grouper.add(read("a"));
     grouper.add(read("b"));
-    expect(grouper.flush()).toEqual(["Read (2 files)"]);
+    expect(grouper.flush()).toEqual(["Read a, b"]);
     expect(grouper.flush()).toEqual([]);
   });
 
@@ -112,7 +113,7 @@ describe("createToolLineGrouper", () => {
     grouper.add(read("a"));
     grouper.add(read("b"));
     expect(grouper.error(read("b"), "not found")).toEqual([]);
-    expect(grouper.flush()).toEqual(["Read (2 files)", "view_file failed: not found"]);
+    expect(grouper.flush()).toEqual(["Read a, b", "view_file failed: not found"]);
   });
 
   it("shows another call's error at once", () => {

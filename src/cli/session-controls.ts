@@ -1,0 +1,94 @@
+import { applyCompaction, estimateTokens, summariseOlderTurns } from "../agent/context.js";
+import type { Conversation, ConversationMessage } from "../agent/conversation.js";
+import type { AgentEvent } from "../agent/events.js";
+import type { GantrySession } from "../gantry.js";
+import type { ModelClient } from "../models/client.js";
+import {
+  appendSessionWriter,
+  createSessionWriter,
+  findSessionFile,
+  listSessions,
+  loadSession,
+  type SessionWriter,
+} from "../session/jsonl.js";
+import type { ToolDeclaration } from "../tools/registry.js";
+import type { AgentSession } from "./agent-session.js";
+
+/** An open agent session's state, which the controls below change (agent-session.ts owns it). */
+export interface OpenState {
+  session: GantrySession;
+  /** One object for the whole process (forks hold it); its messages change. */
+  conversation: Conversation;
+  current: { model: ModelClient; writer: SessionWriter };
+  system: string;
+  declarations: ToolDeclaration[];
+  /** This workspace's sessions folder. */
+  sessions: string;
+  makeModel(spec: string): ModelClient | string;
+  bindSubagents(): void;
+}
+
+type Controls = Pick<AgentSession, "switchModel" | "startOver" | "resume" | "sessions" | "compact">;
+
+/** What the terminal UI's /model, /clear, /resume and /compact do to a session. */
+export function sessionControls(state: OpenState): Controls {
+  /** Makes `writer` the session file and `messages` the conversation. */
+  const switchTo = (writer: SessionWriter, messages: ConversationMessage[]) => {
+    state.current.writer.close();
+    state.current.writer = writer;
+    state.conversation.messages.splice(0, state.conversation.messages.length, ...messages);
+    state.session.identify({ sessionId: writer.id, transcriptPath: writer.file });
+    state.bindSubagents();
+  };
+  return {
+    switchModel(spec) {
+      const made = state.makeModel(spec);
+      if (typeof made === "string") return { ok: false, message: made };
+      state.current.model = made;
+      state.bindSubagents();
+      return { ok: true };
+    },
+    startOver() {
+      const workspace = state.session.workspace.root;
+      switchTo(createSessionWriter(state.sessions, { workspace, model: state.current.model.id }), []);
+    },
+    resume(id) {
+      const found = findSessionFile(state.sessions, id);
+      if (!found.ok) return found;
+      if (found.file === state.current.writer.file)
+        return { ok: false, message: `session ${state.current.writer.id} is the one open` };
+      const loaded = loadSession(found.file);
+      switchTo(appendSessionWriter(found.file, loaded.header.id), loaded.conversation.messages);
+      return { ok: true, problems: loaded.problems };
+    },
+    sessions: () => listSessions(state.sessions),
+    compact: (signal, onEvent) => compactNow(state, signal, onEvent),
+  };
+}
+
+async function compactNow(
+  state: OpenState,
+  signal: AbortSignal,
+  onEvent: (event: AgentEvent) => void,
+): Promise<{ ok: true } | { ok: false; message: string }> {
+  const { conversation } = state;
+  const tokensBefore = estimateTokens(conversation.messages, state.system);
+  const outcome = await summariseOlderTurns(conversation, state.current.model, {
+    keepRecentTurns: 1,
+    signal,
+  });
+  if (outcome === undefined)
+    return { ok: false, message: "nothing to compact yet: the conversation is one turn or less" };
+  if (!outcome.ok) return { ok: false, message: `compaction failed: ${outcome.error.message}` };
+  applyCompaction(conversation, outcome.summary, outcome.replacedCount);
+  const event: AgentEvent = {
+    agentId: "main",
+    type: "compaction",
+    summary: outcome.summary,
+    replacedCount: outcome.replacedCount,
+    tokensBefore,
+  };
+  state.current.writer.record(event);
+  onEvent(event);
+  return { ok: true };
+}

@@ -1,0 +1,180 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type ModelServer, startModelServer } from "../../support/model-server.js";
+import type { TmuxTerminal } from "../../support/tmux.js";
+import { createTempWorkspace, type TempWorkspace } from "../../support/workspace.js";
+import { HAS_TMUX, READY, startTui, TUI_TEST } from "./support.js";
+
+let server: ModelServer | undefined;
+let ws: TempWorkspace | undefined;
+let term: TmuxTerminal | undefined;
+afterEach(async () => {
+  await term?.close();
+  await server?.close();
+  await ws?.cleanup();
+  term = server = ws = undefined;
+});
+
+async function ask(terminal: TmuxTerminal, prompt: string, answer: string | RegExp): Promise<string> {
+  await terminal.type(prompt);
+  await terminal.keys("Enter");
+  return terminal.waitFor(answer);
+}
+
+function sessionFiles(home: string): string[] {
+  const root = path.join(home, ".gantry", "sessions");
+  return readdirSync(root).flatMap((dir) => readdirSync(path.join(root, dir)));
+}
+
+describe.skipIf(!HAS_TMUX)("the terminal UI's controls", () => {
+  it(
+    "Shift-Tab cycles the approval mode, which holds for the next call; /mode sets it",
+    TUI_TEST,
+    async () => {
+      ws = await createTempWorkspace({ "a.txt": "old\n" });
+      const file = path.join(ws.root, "a.txt");
+      server = await startModelServer([
+        { toolCalls: [{ name: "view_file", args: { AbsolutePath: file } }] },
+        {
+          toolCalls: [
+            {
+              name: "write_to_file",
+              args: { TargetFile: file, Overwrite: true, CodeContent: "new\n", Description: "x" },
+            },
+          ],
+        },
+        { text: "Edited without asking." },
+      ]);
+      term = await startTui(server, ws, { width: 140 });
+      await term.waitFor("default mode (shift+tab)");
+      await term.keys("BTab");
+      await term.waitFor("auto-edit mode (shift+tab)");
+      await ask(term, "rewrite a.txt", "Edited without asking.");
+      expect(await term.screen()).not.toContain("Permission needed");
+      expect(readFileSync(file, "utf8")).toBe("new\n");
+      await term.keys("BTab");
+      await term.waitFor("plan mode (shift+tab)");
+      await term.keys("BTab");
+      // yolo is not in the cycle of a session that did not start in it
+      await term.waitFor("default mode (shift+tab)");
+      await ask(term, "/mode yolo", "Approval mode: yolo");
+      await term.waitFor("yolo mode (shift+tab)");
+      await ask(term, "/permissions", "set in this session (/mode or Shift-Tab)");
+      server.assertDone();
+    },
+  );
+
+  it(
+    "/cost shows tokens and money where the price is known; /model switches the model",
+    TUI_TEST,
+    async () => {
+      ws = await createTempWorkspace();
+      server = await startModelServer([
+        { text: "Priced answer.", usage: { input: 1_000, output: 100 } },
+        {
+          expect: (request) => expect(request.body.model).toBe("claude-haiku-4-5"),
+          text: "Cheaper answer.",
+          usage: { input: 1_000, output: 100 },
+        },
+      ]);
+      term = await startTui(server, ws, { model: "anthropic:claude-sonnet-4-5", width: 140 });
+      await term.waitFor(READY);
+      const footer = await ask(term, "hello", "Priced answer.");
+      expect(footer).toMatch(
+        /anthropic:claude-sonnet-4-5 · default mode \(shift\+tab\) · 1% of 200k context · 1\.0k in · 100 out · \$0\.0045/,
+      );
+      const cost = await ask(term, "/cost", "Cost:");
+      expect(cost).toContain("Tokens this session: 1000 in · 100 out.");
+      expect(cost).toContain("Cost: about $0.0045 at list prices.");
+      expect(cost).toContain("Context: 1.1k of 200k tokens (1%).");
+      await ask(
+        term,
+        "/model anthropic:claude-haiku-4-5",
+        "From the next turn on the model is anthropic:claude-haiku-4-5",
+      );
+      await term.waitFor("anthropic:claude-haiku-4-5 · default mode");
+      await ask(term, "and now", "Cheaper answer.");
+      await term.waitFor("$0.0060"); // 0.0045 + (1000 × $1 + 100 × $5) / 1M
+      await ask(term, "/model nonsense", "The model stays anthropic:claude-haiku-4-5");
+      server.assertDone();
+    },
+  );
+
+  it("/compact summarises the older turns; /clear starts a new session without them", TUI_TEST, async () => {
+    ws = await createTempWorkspace();
+    server = await startModelServer([
+      { text: "First answer." },
+      { text: "Second answer." },
+      {
+        expect: (request) => expect(request.text).toContain("Summarise the conversation above"),
+        text: "The user asked about BANANAS.",
+      },
+      {
+        expect: (request) => {
+          expect(request.text).toContain("The user asked about BANANAS.");
+          expect(request.text).not.toContain("First answer.");
+        },
+        text: "Third answer.",
+      },
+      {
+        expect: (request) => expect(request.text).not.toContain("BANANAS"),
+        text: "Fresh answer.",
+      },
+    ]);
+    term = await startTui(server, ws);
+    await term.waitFor(READY);
+    await ask(term, "tell me about bananas", "First answer.");
+    await ask(term, "and more", "Second answer.");
+    await ask(term, "/compact", "(compacted 2 earlier messages into a summary)");
+    await ask(term, "go on", "Third answer.");
+    await ask(term, "/clear", "New session");
+    await ask(term, "start again", "Fresh answer.");
+    expect(sessionFiles(ws.home)).toHaveLength(2);
+    server.assertDone();
+  });
+
+  it(
+    "--continue replays the earlier conversation; /resume picks another session of the workspace",
+    TUI_TEST,
+    async () => {
+      ws = await createTempWorkspace();
+      server = await startModelServer([
+        { text: "The code word is **PELICAN**." },
+        { text: "A different session." },
+        {
+          expect: (request) => expect(request.text).toContain("The code word is **PELICAN**."),
+          text: "Still PELICAN.",
+        },
+      ]);
+      term = await startTui(server, ws);
+      await term.waitFor(READY);
+      await ask(term, "remember the code word", "The code word is PELICAN.");
+      await term.keys("C-d");
+      await term.waitForExit();
+      await term.close();
+
+      term = await startTui(server, ws, { args: ["--continue"] });
+      const replayed = await term.waitFor("── end of the earlier conversation ──");
+      expect(replayed).toMatch(
+        /── resumed session \S+ ──\n\n> remember the code word\nThe code word is PELICAN\./,
+      );
+      await term.keys("C-d");
+      await term.waitForExit();
+      await term.close();
+
+      term = await startTui(server, ws);
+      await term.waitFor(READY);
+      await ask(term, "something else", "A different session.");
+      await term.type("/resume");
+      await term.keys("Enter");
+      const picker = await term.waitFor("Resume a session");
+      expect(picker).toMatch(/› 1\. remember the code word/);
+      expect(picker).not.toMatch(/\d\. something else/); // the open session is not offered
+      await term.keys("Enter");
+      await term.waitFor("── end of the earlier conversation ──");
+      await ask(term, "what was it?", "Still PELICAN.");
+      server.assertDone();
+    },
+  );
+});
