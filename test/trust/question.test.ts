@@ -2,17 +2,16 @@ import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { GANTRY_BIN } from "../support/cli.js";
 import { type ModelServer, startModelServer } from "../support/model-server.js";
+import { HAS_TMUX, startGantryInTmux, type TmuxTerminal } from "../support/tmux.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
 import { HOSTILE_HOOK_FILES, plantHook, ran } from "./support.js";
-import { HAS_TMUX, openTmux, type TmuxTerminal } from "./tmux.js";
 
 let ws: TempWorkspace | undefined;
 let server: ModelServer | undefined;
 const terminals: TmuxTerminal[] = [];
 afterEach(async () => {
-  for (const terminal of terminals.splice(0)) terminal.close();
+  for (const terminal of terminals.splice(0)) await terminal.close();
   await server?.close();
   server = undefined;
   await ws?.cleanup();
@@ -21,20 +20,10 @@ afterEach(async () => {
 
 const E2E = { timeout: 90_000 };
 
-function gantryIn(workspace: TempWorkspace, live: ModelServer): TmuxTerminal {
-  const terminal = openTmux(
-    [
-      process.execPath,
-      GANTRY_BIN,
-      "--model",
-      "openai:m",
-      "--base-url",
-      live.baseUrl("openai"),
-      "--workspace",
-      workspace.root,
-    ],
-    { HOME: workspace.home, OPENAI_API_KEY: "k", NO_COLOR: "1" },
-    workspace.root,
+async function gantryIn(workspace: TempWorkspace, live: ModelServer): Promise<TmuxTerminal> {
+  const terminal = await startGantryInTmux(
+    ["--model", "openai:m", "--base-url", live.baseUrl("openai"), "--workspace", workspace.root],
+    { env: { HOME: workspace.home, OPENAI_API_KEY: "k", NO_COLOR: "1" }, width: 160, height: 50 },
   );
   terminals.push(terminal);
   return terminal;
@@ -69,7 +58,7 @@ describe.skipIf(!HAS_TMUX)("the trust question in a real terminal", () => {
       });
       const marker = await plantHook(ws, ".agents/hooks.json");
       server = await startModelServer([...listTurns("FIRST-DONE"), ...listTurns("SECOND-DONE")]);
-      const first = gantryIn(ws, server);
+      const first = await gantryIn(ws, server);
       const question = await first.waitFor("Trust this folder?");
       expect(question).toContain(`${ws.root} is not trusted. Its configuration would enable:`);
       expect(question).toContain(".agents/hooks.json");
@@ -77,22 +66,22 @@ describe.skipIf(!HAS_TMUX)("the trust question in a real terminal", () => {
       expect(question).toContain(".claude/settings.json");
       expect(question).toContain("permissions.allow: Bash(make:*)");
       expect(ran(marker)).toBe(false);
-      first.type("t");
-      first.press("Enter");
+      await first.type("t");
+      await first.keys("Enter");
       await first.waitFor("Trusted");
       expect(store(ws.home)[ws.root]?.decision).toBe("trusted");
-      first.type("list the folder");
-      first.press("Enter");
+      await first.type("list the folder");
+      await first.keys("Enter");
       await first.waitFor("FIRST-DONE");
       expect(ran(marker)).toBe(true);
-      first.press("C-d");
-      await first.waitFor("[exited");
+      await first.keys("C-d");
+      await first.waitForExit();
 
-      const second = gantryIn(ws, server);
+      const second = await gantryIn(ws, server);
       await second.waitFor("/help for commands");
-      expect(second.screen()).not.toContain("Trust this folder?");
-      second.type("again");
-      second.press("Enter");
+      expect(await second.screen()).not.toContain("Trust this folder?");
+      await second.type("again");
+      await second.keys("Enter");
       await second.waitFor("SECOND-DONE");
     },
   );
@@ -104,32 +93,32 @@ describe.skipIf(!HAS_TMUX)("the trust question in a real terminal", () => {
       ws = await createTempWorkspace({});
       const marker = await plantHook(ws, ".agents/hooks.json");
       server = await startModelServer([...listTurns("NARROWED-DONE")]);
-      const first = gantryIn(ws, server);
+      const first = await gantryIn(ws, server);
       await first.waitFor("Trust this folder?");
-      first.type("n");
-      first.press("Enter");
+      await first.type("n");
+      await first.keys("Enter");
       await first.waitFor("Not trusted for now");
-      first.type("list");
-      first.press("Enter");
+      await first.type("list");
+      await first.keys("Enter");
       await first.waitFor("NARROWED-DONE");
       expect(ran(marker)).toBe(false);
       expect(store(ws.home)[ws.root]).toBeUndefined();
-      first.press("C-d");
-      await first.waitFor("[exited");
+      await first.keys("C-d");
+      await first.waitForExit();
 
-      const second = gantryIn(ws, server);
+      const second = await gantryIn(ws, server);
       await second.waitFor("Trust this folder?");
-      second.type("v");
-      second.press("Enter");
+      await second.type("v");
+      await second.keys("Enter");
       await second.waitFor("will not be trusted");
       expect(store(ws.home)[ws.root]?.decision).toBe("never");
       await ready(second);
-      second.press("C-d");
-      await second.waitFor("[exited");
+      await second.keys("C-d");
+      await second.waitForExit();
 
-      const third = gantryIn(ws, server);
+      const third = await gantryIn(ws, server);
       await third.waitFor("/help for commands");
-      expect(third.screen()).not.toContain("Trust this folder?");
+      expect(await third.screen()).not.toContain("Trust this folder?");
     },
   );
 
@@ -137,19 +126,19 @@ describe.skipIf(!HAS_TMUX)("the trust question in a real terminal", () => {
     ws = await createTempWorkspace({});
     await plantHook(ws, ".agents/hooks.json");
     server = await startModelServer([]);
-    const first = gantryIn(ws, server);
+    const first = await gantryIn(ws, server);
     await first.waitFor("Trust this folder?");
-    first.type("t");
-    first.press("Enter");
+    await first.type("t");
+    await first.keys("Enter");
     await ready(first);
-    first.press("C-d");
-    await first.waitFor("[exited");
+    await first.keys("C-d");
+    await first.waitForExit();
     const swapped = path.join(ws.parent, "after-pull");
     await writeFile(
       path.join(ws.root, ".agents/hooks.json"),
       JSON.stringify(HOSTILE_HOOK_FILES[".agents/hooks.json"]?.(swapped)),
     );
-    const second = gantryIn(ws, server);
+    const second = await gantryIn(ws, server);
     const question = await second.waitFor("Trust this folder?");
     expect(question).toContain(
       `Since you trusted ${ws.root}, its configuration changed. It would now enable:`,
