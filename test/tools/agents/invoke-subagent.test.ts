@@ -119,10 +119,17 @@ describe("invoke_subagent, define_subagent, manage_subagents", () => {
       'unknown subagent_type "no-such-type"',
     );
     expect((await run({ working_dir: harness?.ws.root }))?.text).toContain("git repository");
-    const words = await harness.session.pipeline.run({
+    // "3-5 words" is guidance for the model: one word passes validation, only an empty text fails it
+    const oneWord = await harness.session.pipeline.run({
       name: "agent",
-      args: { description: "Review", prompt: "p" },
+      args: { description: "Review", prompt: "p", run_in_background: false },
     });
-    expect(words.text).toContain("3-5 words");
+    expect(oneWord.errorCode).not.toBe("invalid_arguments");
+    const empty = await harness.session.pipeline.run({
+      name: "agent",
+      args: { description: "  ", prompt: "p" },
+    });
+    expect(empty).toMatchObject({ errorCode: "invalid_arguments" });
+    expect(empty.text).toContain("must not be empty");
   });
 });
