@@ -6,10 +6,13 @@ import { type AgentInbox, createAgentInbox } from "./agent/inbox.js";
 import { loadSessionSettings } from "./config/load.js";
 import { type ConfigReport, createConfigReport, ignoredNotices } from "./config/provenance.js";
 import type { Settings } from "./config/settings.js";
+import { withPermissionHooks } from "./hooks/asker-hooks.js";
 import { type HookConfig, loadHookConfig } from "./hooks/config.js";
 import type { SessionIdentity } from "./hooks/events.js";
+import { createSessionHooks, type SessionHooks } from "./hooks/lifecycle.js";
+import { createHookRuntime } from "./hooks/runtime.js";
 import { createHookStep, loadSessionHookConfig } from "./hooks/step.js";
-import type { Asker } from "./policy/asker.js";
+import { type Asker, createHeadlessAsker } from "./policy/asker.js";
 import { createConsentStep } from "./policy/consent-step.js";
 import type { ApprovalMode } from "./policy/modes.js";
 import { createSessionPermissions, type SessionPermissions } from "./policy/permissions.js";
@@ -89,6 +92,8 @@ export interface GantrySession {
   configNotices(): string[];
   /** Subagent types and running agents; `subagents.bind(...)` gives them the model (src/subagents/host.ts). */
   subagents: SubagentHost;
+  /** The lifecycle hooks (session start and end, prompts, stops, ...); the pipeline runs the tool hooks. */
+  hooks: SessionHooks;
   /** Ends everything the session started (processes, timers, worktrees). Safe to call twice. */
   /**
    * Names the session to hooks once its log is open: `session_id` and `transcript_path` in the event
@@ -137,6 +142,18 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
   };
 
   let registryForRules: ToolRegistry | undefined;
+  let permissionsForHooks: SessionPermissions | undefined;
+  const hookRuntime = createHookRuntime({
+    config: hookConfig,
+    workspaceRoot: workspace.root,
+    identity,
+    approvalMode: () => permissionsForHooks?.mode,
+  });
+  const hooks = createSessionHooks(hookRuntime);
+  const toolNames = (name: string) => {
+    const spec = registryForRules?.lookup(name)?.spec;
+    return spec ? { name: spec.name, aliases: spec.aliases ?? [] } : undefined;
+  };
   const permissions = createSessionPermissions({
     workspace,
     home: options.home,
@@ -145,7 +162,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     report,
     approvalMode: options.approvalMode,
     fallbackApprovalMode: options.defaultApprovalMode,
-    asker: options.asker,
+    asker: withPermissionHooks(options.asker ?? createHeadlessAsker(), hooks, toolNames),
     allowAgentConfigEdits: settings.allowAgentConfigEdits === true,
     resolveTool: (name) => registryForRules?.lookup(name)?.spec.name,
     ...(options.parentPermissions ? { parent: options.parentPermissions } : {}),
@@ -164,6 +181,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
       identity,
       parentPermissions: permissions,
     });
+  permissionsForHooks = permissions;
   const subagents = createSubagentHost({
     workspace,
     settings,
@@ -172,6 +190,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     inbox,
     lifecycle,
     openSession,
+    hooks,
   });
   const registry = createToolRegistry(
     createBuiltinTools({
@@ -191,11 +210,15 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     if (!registry.lookup(name)) throw new Error(`settings tools.disabled names an unknown tool "${name}"`);
     registry.setEnabled(name, false);
   }
-  const hooks = createHookStep({ config: hookConfig, workspaceRoot: workspace.root, identity });
+  const hookStep = createHookStep({
+    runtime: hookRuntime,
+    workspaceRoot: workspace.root,
+    config: hookConfig,
+  });
   const pipeline = createToolPipeline({
     registry,
     maxOutputChars: workspace.limits.maxOutputChars,
-    hooks,
+    hooks: hookStep,
     policy: createPolicyStep(permissions),
     consent: createConsentStep(permissions),
   });
@@ -213,12 +236,13 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     config: report,
     configNotices: () => [...report.warnings, ...ignoredNotices(report)],
     subagents,
+    hooks,
     reloadHooks() {
       const reloaded = createConfigReport();
       // decided again: a decision recorded since (`gantry trust`) counts, a file changed since does not
       const current = typeof options.trust === "object" ? trust : sessionTrust(root, home, options.trust);
       const next = loadSessionHookConfig(workspace.root, { home, trust: current, report: reloaded });
-      hooks.reload(next);
+      hookRuntime.reload(next);
       return { ...next, ignored: ignoredNotices(reloaded) };
     },
     backgroundWork: () => ({
@@ -233,6 +257,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     async dispose() {
       if (disposed) return;
       disposed = true;
+      await hooks.settled();
       const failures: unknown[] = [];
       for (const cleanup of cleanups.reverse()) {
         try {

@@ -87,6 +87,11 @@ export function estimateTokens(messages: readonly ConversationMessage[], system 
   return Math.ceil(chars / 4);
 }
 
+/** Whether compacting before `split` gains anything: not when the older part is empty or only an earlier summary. */
+export function worthCompacting(messages: readonly ConversationMessage[], split: number): boolean {
+  return split > 0 && !(split === 1 && messages[0]?.role === "summary");
+}
+
 /**
  * Where the kept part starts: at the k-th last assistant message (with the user message that asked
  * for it), so every tool call stays next to its result. 0 means nothing can be compacted.
@@ -119,11 +124,10 @@ export type CompactionOutcome =
 export async function summariseOlderTurns(
   conversation: Conversation,
   model: ModelClient,
-  options: { keepRecentTurns: number; signal: AbortSignal },
+  options: { keepRecentTurns: number; signal: AbortSignal; instructions?: readonly string[] },
 ): Promise<CompactionOutcome | undefined> {
   const split = compactionSplit(conversation.messages, options.keepRecentTurns);
-  // nothing to gain when the older part is only an earlier summary
-  if (split <= 0 || (split === 1 && conversation.messages[0]?.role === "summary")) return undefined;
+  if (!worthCompacting(conversation.messages, split)) return undefined;
   const older = conversation.messages.slice(0, split);
   let summary = "";
   // a plain transcript, not tool blocks: some providers refuse tool blocks in a request without tools
@@ -132,7 +136,7 @@ export async function summariseOlderTurns(
     messages: [
       {
         role: "user" as const,
-        text: `${renderTranscript(older)}\n\nSummarise the conversation above as instructed; list every unfinished task.`,
+        text: `${renderTranscript(older)}\n\nSummarise the conversation above as instructed; list every unfinished task.${extraInstructions(options.instructions)}`,
       },
     ],
     tools: [],
@@ -143,6 +147,12 @@ export async function summariseOlderTurns(
     if (part.type === "error") return { ok: false, error: part.error };
   }
   return { ok: true, summary: `${summary.trim()}${keptRequestsBlock(older)}`, replacedCount: split };
+}
+
+/** Instructions hooks gave for the summary (PreCompact), after the usual ones. */
+function extraInstructions(instructions: readonly string[] | undefined): string {
+  if (!instructions || instructions.length === 0) return "";
+  return `\n\nAlso follow these instructions for the summary:\n${instructions.join("\n")}`;
 }
 
 const MAX_TRANSCRIPT_TEXT = 8_000;

@@ -26,7 +26,8 @@ export interface ModelErrorInfo {
   retryAfterMs?: number;
 }
 
-export type DoneReason = "completed" | "max_turns" | "aborted" | "error";
+/** `stopped`: a hook ended the run (`continue: false`); `blocked`: a hook refused the user's prompt. */
+export type DoneReason = "completed" | "max_turns" | "aborted" | "error" | "stopped" | "blocked";
 
 /**
  * The one event stream every front end consumes (terminal UI, headless output, session file,
@@ -53,6 +54,8 @@ export type AgentEvent = { agentId: string } & (
       text: string;
       usage: TurnUsage;
       error?: ModelErrorInfo;
+      /** Why a hook stopped the run or refused the prompt, for the user. */
+      stopReason?: string;
     }
 );
 

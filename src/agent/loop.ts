@@ -3,7 +3,8 @@ import { errorResult, type ToolResult } from "../tools/contract.js";
 import type { ToolPipeline } from "../tools/pipeline.js";
 import type { ToolDeclaration } from "../tools/registry.js";
 import { MAX_TOOL_ARGUMENT_BYTES, oversizedArgumentsMessage } from "../tools/validation.js";
-import { applyCompaction, type CompactionOptions, estimateTokens, summariseOlderTurns } from "./context.js";
+import { compactAfterOverflow, compactIfNeeded } from "./compaction-step.js";
+import type { CompactionOptions } from "./context.js";
 import {
   answerUnansweredCalls,
   type Conversation,
@@ -21,10 +22,10 @@ import {
   ZERO_USAGE,
 } from "./events.js";
 import type { AgentInbox } from "./inbox.js";
-import { DEFAULT_RETRY, type RetryPolicy, retryDelay, sleep } from "./retry.js";
-
-/** Distributes Omit over the event union, so callers emit events without their agentId. */
-type EventBody = AgentEvent extends infer E ? (E extends AgentEvent ? Omit<E, "agentId"> : never) : never;
+import { type LoopHooks, MAX_STOP_BLOCKS, stopRequestedBy } from "./loop-hooks.js";
+import { append, type LoopRun } from "./loop-state.js";
+import { modelTurn } from "./model-turn.js";
+import { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";
 
 export interface AgentLoopOptions {
   system: string;
@@ -45,6 +46,8 @@ export interface AgentLoopOptions {
   waitForHeldWork?: boolean;
   retry?: Partial<RetryPolicy>;
   compaction?: CompactionOptions;
+  /** The lifecycle hooks of this agent (Stop, compaction, the model call), if any. */
+  hooks?: LoopHooks;
   onEvent?: (event: AgentEvent) => void;
 }
 
@@ -55,37 +58,11 @@ export interface AgentRunResult {
   text: string;
   usage: TurnUsage;
   error?: ModelErrorInfo;
-}
-
-interface TurnOutcome {
-  text: string;
-  calls: ToolCallRecord[];
-  usage: TurnUsage;
-  error?: ModelErrorInfo;
+  /** Why a hook ended the run ("stopped"), for the user. */
+  stopReason?: string;
 }
 
 const HELD_WORK_POLL_MS = 250;
-
-/** One run's state, shared by the steps below. */
-interface LoopRun {
-  conversation: Conversation;
-  model: ModelClient;
-  pipeline: ToolPipeline;
-  options: AgentLoopOptions;
-  agentId: string;
-  signal: AbortSignal;
-  retry: RetryPolicy;
-  tools: readonly ToolDeclaration[];
-  emit(event: EventBody): void;
-  turns: number;
-  usage: TurnUsage;
-  /** The provider's token count after the last turn, and how many messages it covered. */
-  measured: { tokens: number; messageCount: number };
-  /** Set once the run compacted because the provider said the context was too long. */
-  compactedForOverflow: boolean;
-  /** Calls the model client cut off (arguments past the limit), by call id: answered with this error, never run. */
-  refusedCalls: Map<string, string>;
-}
 
 /**
  * The agent loop (STYLE rule 7): no I/O of its own. Streams a model turn, runs its tool calls through
@@ -108,7 +85,10 @@ export async function runAgentLoop(
     const last = conversation.messages.at(-1);
     if (last === undefined || last.role === "assistant") {
       if (await waitForHeldWork(run)) continue;
-      return finish(run, run.signal.aborted ? "aborted" : "completed");
+      if (run.signal.aborted) return finish(run, "aborted");
+      const ended = await stopOrGoOn(run);
+      if (ended) return ended;
+      continue;
     }
     if (options.maxTurns !== undefined && run.turns >= options.maxTurns) return finish(run, "max_turns");
     if (options.compaction) await compactIfNeeded(run, options.compaction);
@@ -139,22 +119,25 @@ function startRun(
     usage: ZERO_USAGE,
     measured: { tokens: 0, messageCount: 0 },
     compactedForOverflow: false,
+    stopBlocks: 0,
+    stopHookActive: false,
     refusedCalls: new Map(),
   };
 }
 
-function append(run: LoopRun, message: ConversationMessage): void {
-  run.conversation.messages.push(message);
-  run.emit({ type: "message", message });
-}
-
-function finish(run: LoopRun, reason: DoneReason, error?: ModelErrorInfo): AgentRunResult {
+function finish(
+  run: LoopRun,
+  reason: DoneReason,
+  error?: ModelErrorInfo,
+  stopReason?: string,
+): AgentRunResult {
   const result: AgentRunResult = {
     reason,
     turns: run.turns,
     text: lastAssistantText(run.conversation),
     usage: run.usage,
     ...(error ? { error } : {}),
+    ...(stopReason !== undefined ? { stopReason } : {}),
   };
   run.emit({ type: "done", ...result });
   return result;
@@ -164,9 +147,13 @@ function finish(run: LoopRun, reason: DoneReason, error?: ModelErrorInfo): Agent
 async function takeTurn(run: LoopRun): Promise<AgentRunResult | undefined> {
   const turn = ++run.turns;
   run.emit({ type: "turn_start", turn });
-  const outcome = await streamTurnWithRetry(run, turn);
+  const outcome = await modelTurn(run, turn);
   if (outcome.text !== "" || outcome.calls.length > 0)
     append(run, { role: "assistant", text: outcome.text, toolCalls: outcome.calls });
+  if (outcome.stop !== undefined && outcome.calls.length === 0) {
+    run.emit({ type: "turn_end", turn, toolCalls: 0 });
+    return finish(run, "stopped", undefined, outcome.stop);
+  }
   if (outcome.error?.kind === "aborted") {
     if (outcome.calls.length > 0) await answerCalls(run, outcome.calls, turn);
     run.emit({ type: "turn_end", turn, toolCalls: outcome.calls.length });
@@ -182,10 +169,14 @@ async function takeTurn(run: LoopRun): Promise<AgentRunResult | undefined> {
     run.emit({ type: "turn_end", turn, toolCalls: 0 });
     return undefined; // the loop asks again with the compacted conversation
   }
-  if (outcome.error || (outcome.text === "" && outcome.calls.length === 0)) {
+  if (outcome.error) {
     run.emit({ type: "turn_end", turn, toolCalls: 0 });
-    // an empty answer ends the run: asking again would only repeat it
-    return outcome.error ? finish(run, "error", outcome.error) : finish(run, "completed");
+    return finish(run, "error", outcome.error);
+  }
+  if (outcome.text === "" && outcome.calls.length === 0) {
+    run.emit({ type: "turn_end", turn, toolCalls: 0 });
+    // an empty answer ends the run (asking again would only repeat it), unless a stop hook sends it on
+    return stopOrGoOn(run);
   }
   run.usage = addUsage(run.usage, outcome.usage);
   run.measured = {
@@ -193,76 +184,45 @@ async function takeTurn(run: LoopRun): Promise<AgentRunResult | undefined> {
     messageCount: run.conversation.messages.length,
   };
   run.emit({ type: "usage", turn, usage: outcome.usage, total: run.usage });
-  if (outcome.calls.length > 0) await answerCalls(run, outcome.calls, turn);
+  const stopped = outcome.calls.length > 0 ? await answerCalls(run, outcome.calls, turn) : undefined;
   run.emit({ type: "turn_end", turn, toolCalls: outcome.calls.length });
+  // a hook's continue: false ends the run once the turn's calls are answered
+  const stop = outcome.stop ?? stopped;
+  return stop !== undefined ? finish(run, "stopped", undefined, stop) : undefined;
+}
+
+/**
+ * The agent would stop: its Stop hooks may send it on with a reason (a user message of the hook's), at
+ * most MAX_STOP_BLOCKS times in a run, or end the run. Undefined when the agent goes on.
+ */
+async function stopOrGoOn(run: LoopRun): Promise<AgentRunResult | undefined> {
+  const beforeStop = run.options.hooks?.beforeStop;
+  if (!beforeStop || run.stopBlocks >= MAX_STOP_BLOCKS) return finish(run, "completed");
+  const facts = {
+    lastAssistantMessage: lastAssistantText(run.conversation),
+    stopHookActive: run.stopHookActive,
+  };
+  const outcome = await beforeStop(facts, run.signal);
+  if (run.signal.aborted) return finish(run, "aborted");
+  if (outcome.stop !== undefined) return finish(run, "stopped", undefined, outcome.stop);
+  if (outcome.continueWith === undefined) return finish(run, "completed");
+  run.stopBlocks++;
+  run.stopHookActive = true;
+  append(run, { role: "user", text: outcome.continueWith, source: "stop hook" });
   return undefined;
 }
 
-/** Runs the calls (after an abort each one is answered "aborted" without running) and appends the results. */
-async function answerCalls(run: LoopRun, calls: ToolCallRecord[], turn: number): Promise<void> {
+/**
+ * Runs the calls (after an abort each one is answered "aborted" without running) and appends the results;
+ * returns a hook's `continue: false` among them.
+ */
+async function answerCalls(run: LoopRun, calls: ToolCallRecord[], turn: number): Promise<string | undefined> {
   const results = await runToolCalls(run, calls, turn);
   append(run, {
     role: "tool",
     results: calls.map((call, i) => toResultRecord(call, results[i] as ToolResult)),
   });
-}
-
-/**
- * A turn's tool calls are announced (`tool_call` events) once its stream has ended for good, so every
- * announced call gets its `tool_result`: the calls of an attempt that failed and is retried are never
- * announced. (Text deltas stream live; an `error` event with `retryInMs` says that attempt's text is dropped.)
- */
-async function streamTurnWithRetry(run: LoopRun, turn: number): Promise<TurnOutcome> {
-  const announced = (outcome: TurnOutcome): TurnOutcome => {
-    for (const call of outcome.calls) run.emit({ type: "tool_call", turn, call });
-    return outcome;
-  };
-  for (let attempt = 1; ; attempt++) {
-    const outcome = await streamTurn(run, turn);
-    if (!outcome.error) return announced(outcome);
-    if (outcome.error.kind === "aborted" || run.signal.aborted) {
-      // keep what the model already said; its calls are kept too and answered "aborted"
-      return announced({ ...outcome, error: { kind: "aborted", message: "aborted" } });
-    }
-    const delay = retryDelay(outcome.error, attempt, run.retry);
-    run.emit({
-      type: "error",
-      turn,
-      error: outcome.error,
-      attempt,
-      ...(delay !== undefined ? { retryInMs: delay } : {}),
-    });
-    if (delay === undefined) return { ...outcome, text: "", calls: [] };
-    try {
-      await sleep(delay, run.signal);
-    } catch {
-      return { text: "", calls: [], usage: ZERO_USAGE, error: { kind: "aborted", message: "aborted" } };
-    }
-  }
-}
-
-async function streamTurn(run: LoopRun, turn: number): Promise<TurnOutcome> {
-  const outcome: TurnOutcome = { text: "", calls: [], usage: ZERO_USAGE };
-  const stream = run.model.streamTurn({
-    system: run.options.system,
-    messages: run.conversation.messages,
-    tools: run.tools,
-    signal: run.signal,
-  });
-  for await (const part of stream) {
-    if (part.type === "text_delta") {
-      outcome.text += part.text;
-      run.emit({ type: "text_delta", turn, text: part.text });
-    } else if (part.type === "tool_call") {
-      outcome.calls.push(part.call);
-      if (part.refused !== undefined) run.refusedCalls.set(part.call.callId, part.refused);
-    } else if (part.type === "finish") {
-      outcome.usage = part.usage;
-    } else {
-      outcome.error = part.error;
-    }
-  }
-  return outcome;
+  return stopRequestedBy(results);
 }
 
 /**
@@ -321,52 +281,6 @@ function cutResponseNote(error: ModelErrorInfo): string {
   return oversizedArgumentsMessage(
     `Your last answer was lost: ${error.message}. A tool call's arguments sent whole in one part may take at most ${MAX_TOOL_ARGUMENT_BYTES} bytes`,
   );
-}
-
-/** Compacts when the conversation (as last measured, plus an estimate of what came since) nears the window. */
-async function compactIfNeeded(run: LoopRun, compaction: CompactionOptions): Promise<void> {
-  const { conversation, measured } = run;
-  const tokens =
-    measured.tokens > 0
-      ? measured.tokens + estimateTokens(conversation.messages.slice(measured.messageCount))
-      : estimateTokens(conversation.messages, run.options.system);
-  if (tokens < compaction.contextWindow * (compaction.threshold ?? 0.8)) return;
-  const outcome = await summariseOlderTurns(conversation, run.model, {
-    keepRecentTurns: compaction.keepRecentTurns ?? 2,
-    signal: run.signal,
-  });
-  if (outcome === undefined) return;
-  if (!outcome.ok) {
-    const message = `compaction failed: ${outcome.error.message}`;
-    run.emit({ type: "error", turn: run.turns, error: { ...outcome.error, message } });
-    return;
-  }
-  applyCompaction(conversation, outcome.summary, outcome.replacedCount);
-  run.measured = { tokens: 0, messageCount: 0 };
-  run.emit({
-    type: "compaction",
-    summary: outcome.summary,
-    replacedCount: outcome.replacedCount,
-    tokensBefore: tokens,
-  });
-}
-
-/** Providers' words for a request over the context window. */
-const CONTEXT_OVERFLOW =
-  /context (length|window)|too long|too many tokens|maximum context|exceeds the (maximum|limit)/i;
-
-/**
- * The window table can be wrong for a model: when the provider refuses the request as too long,
- * compact once whatever the estimate said. True when the conversation shrank and the turn can be retried.
- */
-async function compactAfterOverflow(run: LoopRun, error: ModelErrorInfo): Promise<boolean> {
-  const compaction = run.options.compaction;
-  if (!compaction || run.compactedForOverflow || error.kind !== "bad_request") return false;
-  if (!CONTEXT_OVERFLOW.test(error.message)) return false;
-  run.compactedForOverflow = true;
-  const before = run.conversation.messages.length;
-  await compactIfNeeded(run, { ...compaction, threshold: 0 });
-  return run.conversation.messages.length < before;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Conversation, ConversationMessage } from "../agent/conversation.js
 import type { AgentEvent } from "../agent/events.js";
 import { type AgentRunResult, runAgentLoop } from "../agent/loop.js";
 import { createGantrySession, type GantrySession } from "../gantry.js";
+import { loopHooksFor } from "../hooks/loop-bridge.js";
 import { createModelClient, type ModelClient } from "../models/client.js";
 import { contextWindowFor } from "../models/context-windows.js";
 import { createLanguageModel } from "../models/provider.js";
@@ -20,6 +21,7 @@ import { transcriptDirFor } from "../subagents/transcript.js";
 import type { ToolDeclaration } from "../tools/registry.js";
 import { type GlobalOptions, UsageError } from "./options.js";
 import { type OpenState, sessionControls } from "./session-controls.js";
+import { createSessionEvents } from "./session-events.js";
 import { cliTrustOption, reportConfigNotices } from "./trust-option.js";
 
 /**
@@ -35,7 +37,10 @@ export interface AgentSession {
   /** The session file being written (`startOver` and `resume` change it). */
   readonly writer: SessionWriter;
   declarations: ToolDeclaration[];
-  /** One run of the agent loop on this conversation; every event is saved, then handed to `onEvent`. */
+  /**
+   * One run of the agent loop on this conversation; every event is saved, then handed to `onEvent`. The
+   * user's prompt first goes through UserPromptSubmit hooks, which may refuse it or add context.
+   */
   run(input: ConversationMessage[], options: AgentRunOptions): Promise<AgentRunResult>;
   /** Uses `provider:model-id` from the next turn on (also for subagents that name no model); or says why not. */
   switchModel(spec: string): { ok: true } | { ok: false; message: string };
@@ -53,8 +58,11 @@ export interface AgentSession {
     signal: AbortSignal,
     onEvent: (event: AgentEvent) => void,
   ): Promise<{ ok: true } | { ok: false; message: string }>;
-  /** Closes the session file and ends what the session started. Safe to call twice. */
-  close(): Promise<void>;
+  /**
+   * Closes the session file and ends what the session started (SessionEnd hooks hear `reason`, by default
+   * the front end's: `other` headless, `prompt_input_exit` interactive). Safe to call twice.
+   */
+  close(reason?: string): Promise<void>;
 }
 
 export interface AgentRunOptions {
@@ -72,6 +80,8 @@ export interface AgentSessionSetup {
   onReady?(ready: Pick<AgentSession, "session" | "model" | "writer" | "declarations">): void;
   /** Where subagents' events go (they carry their own agentId). */
   onSubagentEvent(event: AgentEvent): void;
+  /** Who drives the session: the interactive one hears idle notifications; default "interactive". */
+  frontEnd?: "headless" | "interactive";
 }
 
 /** Parses `--approval-mode`; a bad value is a usage error. */
@@ -116,6 +126,16 @@ export async function openAgentSession(
   }
   const sessions = sessionsDir(homedir(), session.workspace.root);
   session.identify({ sessionId: opened.writer.id, transcriptPath: opened.writer.file });
+  const frontEnd = setup.frontEnd ?? "interactive";
+  // the model and file of the moment: /model, /clear and /resume change them
+  const current = { model, writer: opened.writer };
+  const events = createSessionEvents({
+    hooks: session.hooks,
+    model: () => current.model.id,
+    interactive: frontEnd === "interactive",
+    idleSeconds: session.settings.hooks?.idleNotificationSeconds,
+  });
+  await events.start(opened.conversation.messages.length > 0 ? "resume" : "startup");
   const declarations = session.registry.declarations();
   setup.onReady?.({ session, model, writer: opened.writer, declarations });
   const system = buildSystemPrompt({
@@ -126,10 +146,11 @@ export async function openAgentSession(
   const state: OpenState = {
     session,
     conversation: opened.conversation,
-    current: { model, writer: opened.writer },
+    current,
     system,
     declarations,
     sessions,
+    events,
     makeModel: (spec) => makeModelFor(session, spec, baseUrl),
     // subagents share the model and the event stream (their events carry their own agentId)
     bindSubagents: () =>
@@ -157,37 +178,53 @@ export async function openAgentSession(
     declarations,
     run: (input, run) => runLoop(state, input, run),
     ...sessionControls(state),
-    async close() {
+    async close(reason) {
       if (closed) return;
       closed = true;
+      await events.end(reason ?? (frontEnd === "headless" ? "other" : "prompt_input_exit"));
       state.current.writer.close();
       await session.dispose();
     },
   };
 }
 
-function runLoop(
+/** One run: the prompt through UserPromptSubmit hooks, then the loop with this agent's lifecycle hooks. */
+async function runLoop(
   state: OpenState,
   input: ConversationMessage[],
   run: AgentRunOptions,
 ): Promise<AgentRunResult> {
   const maxTurns = run.maxTurns ?? state.session.settings.maxTurns;
   const writer = state.current.writer;
-  return runAgentLoop(state.conversation, state.current.model, state.session.pipeline, {
-    system: state.system,
-    tools: state.declarations,
-    input,
-    signal: run.signal,
-    inbox: state.session.inbox,
-    waitForHeldWork: run.waitForHeldWork === true,
-    compaction: { contextWindow: state.current.model.contextWindow },
-    retry: retryFromEnvironment(),
-    ...(maxTurns ? { maxTurns } : {}),
-    onEvent: (event) => {
-      writer.record(event);
-      run.onEvent(event);
-    },
+  const onEvent = (event: AgentEvent) => {
+    writer.record(event);
+    run.onEvent(event);
+  };
+  const admitted = await state.events.admit(input, run.signal);
+  if ("refused" in admitted) return state.events.refuse(admitted.refused, state.conversation, onEvent);
+  const hooks = loopHooksFor(state.session.hooks, {
+    agentId: "main",
+    model: state.current.model.id,
+    prompt: () => admitted.prompt,
+    resolveTool: (name) => state.session.registry.lookup(name)?.spec.name,
   });
+  try {
+    return await runAgentLoop(state.conversation, state.current.model, state.session.pipeline, {
+      system: state.system,
+      tools: state.declarations,
+      input: admitted.input,
+      signal: run.signal,
+      inbox: state.session.inbox,
+      waitForHeldWork: run.waitForHeldWork === true,
+      compaction: { contextWindow: state.current.model.contextWindow },
+      retry: retryFromEnvironment(),
+      ...(maxTurns ? { maxTurns } : {}),
+      ...(hooks ? { hooks } : {}),
+      onEvent,
+    });
+  } finally {
+    state.events.idle();
+  }
 }
 
 function makeModelFor(

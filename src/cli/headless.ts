@@ -15,11 +15,16 @@ interface HeadlessRequest {
   approvalMode?: ApprovalMode;
 }
 
-/** Exit codes: 0 done, 1 failed (provider error, turn limit, no model), 130 interrupted. */
+/**
+ * Exit codes: 0 done (also when a hook stopped the run), 1 failed (provider error, turn limit, no model,
+ * the prompt refused by a hook), 130 interrupted.
+ */
 const EXIT_FOR_REASON: Record<AgentRunResult["reason"], number> = {
   completed: 0,
+  stopped: 0,
   max_turns: 1,
   error: 1,
+  blocked: 1,
   aborted: 130,
 };
 
@@ -46,6 +51,7 @@ export async function run(positionals: string[], options: GlobalOptions): Promis
       });
     },
     onSubagentEvent: (event) => showEvent(request.format, event, sessionId),
+    frontEnd: "headless",
   });
   if ("error" in opened) return fail(request.format, opened.error, started);
   try {
@@ -180,12 +186,12 @@ function writeResult(
   writeLine({
     type: "result",
     subtype:
-      result.reason === "completed"
+      result.reason === "completed" || result.reason === "stopped"
         ? "success"
         : result.reason === "max_turns"
           ? "error_max_turns"
           : "error_during_execution",
-    is_error: result.reason !== "completed",
+    is_error: result.reason !== "completed" && result.reason !== "stopped",
     result: result.text,
     session_id: sessionId,
     num_turns: result.turns,
@@ -193,6 +199,7 @@ function writeResult(
     usage: { input_tokens: result.usage.inputTokens, output_tokens: result.usage.outputTokens },
     ...(result.error ? { error: result.error.message } : {}),
     ...(result.reason === "aborted" ? { error: "interrupted" } : {}),
+    ...(result.stopReason !== undefined ? { stop_reason: result.stopReason } : {}),
   });
 }
 

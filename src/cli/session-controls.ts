@@ -11,8 +11,10 @@ import {
   loadSession,
   type SessionWriter,
 } from "../session/jsonl.js";
+import { compactionHooks } from "../hooks/loop-bridge.js";
 import type { ToolDeclaration } from "../tools/registry.js";
 import type { AgentSession } from "./agent-session.js";
+import type { SessionEvents } from "./session-events.js";
 
 /** An open agent session's state, which the controls below change (agent-session.ts owns it). */
 export interface OpenState {
@@ -24,6 +26,8 @@ export interface OpenState {
   declarations: ToolDeclaration[];
   /** This workspace's sessions folder. */
   sessions: string;
+  /** The session's hook events (SessionStart and SessionEnd on /clear and /resume). */
+  events: SessionEvents;
   makeModel(spec: string): ModelClient | string;
   bindSubagents(): void;
 }
@@ -51,6 +55,7 @@ export function sessionControls(state: OpenState): Controls {
     startOver() {
       const workspace = state.session.workspace.root;
       switchTo(createSessionWriter(state.sessions, { workspace, model: state.current.model.id }), []);
+      state.events.restart("clear");
     },
     resume(id) {
       const found = findSessionFile(state.sessions, id);
@@ -59,6 +64,7 @@ export function sessionControls(state: OpenState): Controls {
         return { ok: false, message: `session ${state.current.writer.id} is the one open` };
       const loaded = loadSession(found.file);
       switchTo(appendSessionWriter(found.file, loaded.header.id), loaded.conversation.messages);
+      state.events.restart("resume");
       return { ok: true, problems: loaded.problems };
     },
     sessions: () => listSessions(state.sessions),
@@ -73,9 +79,14 @@ async function compactNow(
 ): Promise<{ ok: true } | { ok: false; message: string }> {
   const { conversation } = state;
   const tokensBefore = estimateTokens(conversation.messages, state.system);
+  const agent = { agentId: "main", model: state.current.model.id };
+  const hooks = compactionHooks(state.session.hooks, agent, "manual");
+  const before = (await hooks.beforeCompact?.(signal)) ?? { instructions: [] };
+  if (before.skip) return { ok: false, message: "a PreCompact hook kept the conversation as it is" };
   const outcome = await summariseOlderTurns(conversation, state.current.model, {
     keepRecentTurns: 1,
     signal,
+    instructions: before.instructions,
   });
   if (outcome === undefined)
     return { ok: false, message: "nothing to compact yet: the conversation is one turn or less" };
@@ -90,5 +101,7 @@ async function compactNow(
   };
   state.current.writer.record(event);
   onEvent(event);
+  const after = await hooks.afterCompact?.(outcome.summary, signal);
+  if (after && after.context.length > 0) state.events.addContext(after.context);
   return { ok: true };
 }

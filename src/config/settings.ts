@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { closest, distance } from "fastest-levenshtein";
 import { z } from "zod";
+import { HookSettingsSchema } from "../hooks/settings.js";
 import { ApprovalModeSettingSchema, PermissionsSchema } from "../policy/schema.js";
 import { SubagentSettingsSchema } from "../subagents/settings.js";
 import { SandboxSettingsSchema } from "../tools/exec/sandbox-settings.js";
@@ -45,6 +46,7 @@ export const SettingsSchema = z.strictObject({
   contextWindow: z.number().int().positive().optional().describe("the model's context window in tokens"),
   maxTurns: z.number().int().positive().optional().describe("model turns a headless run may take"),
   subagents: SubagentSettingsSchema.optional(),
+  hooks: HookSettingsSchema.optional(),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

@@ -1,39 +1,64 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { parseClaudeSettingsHooks } from "./dialects/claude.js";
-import { parseGeminiSettingsHooks } from "./dialects/gemini.js";
 import {
+  parseClaudeSettingsHooks,
+  parseGeminiSettingsHooks,
+  parseQwenSettingsHooks,
+} from "./dialects/settings-parsers.js";
+import {
+  type DialectId,
   error,
   eventFor,
   type HookConfig,
   type HookGroup,
   type HookProblem,
   type HookRule,
+  type HookSource,
   isRecord,
   type ParseContext,
   parseRules,
   readBoolean,
+  type SourceContext,
 } from "./rules.js";
 
-export type { HookConfig, HookGroup, HookProblem } from "./rules.js";
+export type { HookConfig, HookGroup, HookProblem, HookSource } from "./rules.js";
 
 export const HOOKS_FILE = path.join(".agents", "hooks.json");
 const NATIVE_GROUP_FIELDS = new Set(["enabled", "failClosed", "description"]);
 
-/** Every hooks source of a workspace, in the order their handlers run. */
-export function hookSources(workspaceRoot: string, home = homedir()) {
-  const native = [...new Set([path.join(home, HOOKS_FILE), path.join(workspaceRoot, HOOKS_FILE)])];
-  return [
-    ...native.map((file) => ({ file, dialect: "native" as const })),
-    { file: path.join(workspaceRoot, ".claude", "settings.json"), dialect: "claude" as const },
-    { file: path.join(workspaceRoot, ".claude", "settings.local.json"), dialect: "claude" as const },
-    { file: path.join(workspaceRoot, ".gemini", "settings.json"), dialect: "gemini" as const },
+/**
+ * Every hooks source of a workspace, in the order their handlers run: per harness the user's home first,
+ * then the workspace, as each harness reads them. The one list every loader goes through, so a trust
+ * filter on `scope` applies at one place.
+ */
+export function hookSources(workspaceRoot: string, home = homedir()): HookSource[] {
+  const at = (base: string, ...parts: string[]) => path.join(base, ...parts);
+  const sources: HookSource[] = [
+    { file: at(home, HOOKS_FILE), dialect: "native", scope: "home" },
+    { file: at(workspaceRoot, HOOKS_FILE), dialect: "native", scope: "workspace" },
+    { file: at(home, ".claude", "settings.json"), dialect: "claude", scope: "home" },
+    { file: at(workspaceRoot, ".claude", "settings.json"), dialect: "claude", scope: "workspace" },
+    { file: at(workspaceRoot, ".claude", "settings.local.json"), dialect: "claude", scope: "workspace" },
+    { file: at(home, ".gemini", "settings.json"), dialect: "gemini", scope: "home" },
+    { file: at(workspaceRoot, ".gemini", "settings.json"), dialect: "gemini", scope: "workspace" },
+    { file: at(home, ".qwen", "settings.json"), dialect: "qwen", scope: "home" },
+    { file: at(workspaceRoot, ".qwen", "settings.json"), dialect: "qwen", scope: "workspace" },
   ];
+  // a workspace that is the home folder has one copy of each file, read as the user's own
+  const seen = new Set<string>();
+  return sources.filter((source) => !seen.has(source.file) && seen.add(source.file));
 }
 
+const PARSERS: Record<DialectId, (raw: unknown, ctx: SourceContext) => HookGroup[]> = {
+  native: parseNativeHooks,
+  claude: parseClaudeSettingsHooks,
+  gemini: parseGeminiSettingsHooks,
+  qwen: parseQwenSettingsHooks,
+};
+
 export function loadHookConfig(workspaceRoot: string, home = homedir()): HookConfig {
-  const config: HookConfig = { groups: [], files: [], problems: [] };
+  const config: HookConfig = { groups: [], files: [], problems: [], events: [] };
   for (const source of hookSources(workspaceRoot, home)) {
     if (!existsSync(source.file)) continue;
     config.files.push(source.file);
@@ -44,13 +69,14 @@ export function loadHookConfig(workspaceRoot: string, home = homedir()): HookCon
       config.problems.push(error(source.file, "(file)", `not valid JSON: ${(cause as Error).message}`));
       continue;
     }
-    const parse =
-      source.dialect === "native"
-        ? parseNativeHooks
-        : source.dialect === "claude"
-          ? parseClaudeSettingsHooks
-          : parseGeminiSettingsHooks;
-    config.groups.push(...parse(raw, source.file, workspaceRoot, config.problems));
+    const ctx: SourceContext = {
+      source,
+      workspaceRoot,
+      home,
+      problems: config.problems,
+      events: config.events,
+    };
+    config.groups.push(...PARSERS[source.dialect](raw, ctx));
   }
   return config;
 }
@@ -65,21 +91,18 @@ export function formatProblem(problem: HookProblem): string {
 }
 
 /** `.agents/hooks.json`: `{ "<group>": { enabled, failClosed, "<event>": [rule, ...] } }`. */
-export function parseNativeHooks(
-  raw: unknown,
-  file: string,
-  workspaceRoot: string,
-  problems: HookProblem[],
-): HookGroup[] {
+export function parseNativeHooks(raw: unknown, source: SourceContext): HookGroup[] {
+  const { file } = source.source;
   if (!isRecord(raw)) {
-    problems.push(error(file, "(top)", "must be an object of named hook groups"));
+    source.problems.push(error(file, "(top)", "must be an object of named hook groups"));
     return [];
   }
   const ctx: ParseContext = {
     file,
     dialect: "native",
-    workspaceRoot,
-    problems,
+    workspaceRoot: source.workspaceRoot,
+    problems: source.problems,
+    events: source.events,
     timeoutUnitMs: 1000,
     defaultTimeoutMs: 30_000,
     extraHandlerFields: [],
@@ -87,13 +110,14 @@ export function parseNativeHooks(
   const groups: HookGroup[] = [];
   for (const [name, body] of Object.entries(raw)) {
     if (!isRecord(body)) {
-      problems.push(error(file, name, "a hook group must be an object"));
+      source.problems.push(error(file, name, "a hook group must be an object"));
       continue;
     }
     const group: HookGroup = {
       name,
       file,
       dialect: "native",
+      scope: source.source.scope,
       enabled: readBoolean(ctx, body, `${name}.enabled`, "enabled") ?? true,
       failClosed: readBoolean(ctx, body, `${name}.failClosed`, "failClosed") ?? false,
       rules: [],
@@ -101,7 +125,10 @@ export function parseNativeHooks(
     for (const [key, value] of Object.entries(body)) {
       if (NATIVE_GROUP_FIELDS.has(key)) continue;
       const event = eventFor(ctx, key, `${name}.${key}`);
-      if (event) group.rules.push(...parseRules(ctx, value, `${name}.${key}`, event).map(rootAgentsPaths));
+      if (!event) continue;
+      const only = key === "PostToolUseFailure" ? ("failure" as const) : undefined;
+      const rules = parseRules(ctx, value, `${name}.${key}`, event, { key, only });
+      group.rules.push(...rules.map(rootAgentsPaths));
     }
     groups.push(group);
   }

@@ -1,13 +1,13 @@
 import { type GateDecision, strictest } from "../tools/gates.js";
 import type { HandlerVerdict, HookDialect } from "./dialects/dialect.js";
-import type { HookSessionFacts, ToolHookEvent } from "./events.js";
+import type { HookEvent, HookSessionFacts } from "./events.js";
 import type { PlannedHandler } from "./plan.js";
 import type { CommandHookExit } from "./run-command.js";
 
 /** A command's exit → a verdict, by the dialect's exit-code rules. */
 export function interpretExit(
   dialect: HookDialect,
-  event: ToolHookEvent,
+  event: HookEvent,
   session: HookSessionFacts,
   exit: CommandHookExit,
 ): HandlerVerdict {
@@ -31,21 +31,21 @@ export function interpretExit(
 /** Stdout of a hook that exited 0, or the body of a 2xx HTTP response → a verdict. */
 export function interpretBody(
   dialect: HookDialect,
-  event: ToolHookEvent,
+  event: HookEvent,
   session: HookSessionFacts,
   text: string,
 ): HandlerVerdict {
   const trimmed = text.trim();
   if (trimmed === "") return {};
-  if (!trimmed.startsWith("{")) {
-    return dialect.plainTextIsFailure ? { failure: `unrecognised output: ${preview(trimmed)}` } : {};
-  }
+  if (!trimmed.startsWith("{")) return dialect.plainText(trimmed, event);
   let output: unknown;
   try {
     output = JSON.parse(trimmed);
   } catch {
     return { failure: `unrecognised output (not JSON): ${preview(trimmed)}` };
   }
+  if (typeof output !== "object" || output === null || Array.isArray(output))
+    return { failure: `unrecognised output (not a JSON object): ${preview(trimmed)}` };
   return dialect.decode(output as Record<string, unknown>, event, session);
 }
 
@@ -60,17 +60,31 @@ interface HookFailure {
   closed: boolean;
 }
 
+/** What a hook said that is for the user (`systemMessage`, a stop's reason) or for the transcript. */
+export interface HookNotes {
+  /** `hook <name>: <text>` lines the user sees (stderr, metadata.hookMessages). */
+  messages: string[];
+  /** The first `continue: false`: the run ends after this call. */
+  stop?: { source: string; reason: string };
+}
+
+export function failClosedFor(planned: PlannedHandler): boolean {
+  return planned.group.failClosed || planned.handler.failClosed === true;
+}
+
 /**
- * Folds handler verdicts in declaration order: the strictest decision wins (the first of equals, so the
- * first deny's reason is the one the model reads), rewrites apply in order (a later one sees the earlier
- * ones' arguments), and a failure allows unless the group is failClosed. Every handler is folded, even
- * after a deny: audit hooks see every call.
+ * Folds the verdicts of a tool event's handlers in declaration order: the strictest decision wins (the
+ * first of equals, so the first deny's reason is the one the model reads), rewrites apply in order (a
+ * later one sees the earlier ones' arguments), and a failure allows unless the group is failClosed.
+ * Every handler is folded, even after a deny: audit hooks see every call.
  */
 export function createVerdictAggregate(args: Record<string, unknown>, phase: "before" | "after") {
   const decisions: GateDecision[] = [];
   const additionalContext: string[] = [];
   // notes and failures, in order; a failure's wording waits for the final decision
   const reports: (string | HookFailure)[] = [];
+  const notes: HookNotes = { messages: [] };
+  let replaced: { source: string; reason: string } | undefined;
   let current = args;
   return {
     get args() {
@@ -80,14 +94,19 @@ export function createVerdictAggregate(args: Record<string, unknown>, phase: "be
       const source = `hook ${planned.label}`;
       if (verdict.failure !== undefined) {
         // After the call nothing can be undone, so failClosed has nothing to deny.
-        const closed = planned.group.failClosed && phase === "before";
+        const closed = failClosedFor(planned) && phase === "before";
         reports.push({ source, failure: verdict.failure, loud: verdict.loud === true, closed });
         if (closed)
           decisions.push({ verdict: "deny", source, reason: `the hook failed: ${verdict.failure}` });
         return;
       }
+      noteFor(notes, source, verdict);
       additionalContext.push(...(verdict.additionalContext ?? []));
-      if (phase === "after") return; // seed 002: decisions after the call are ignored
+      if (phase === "after") {
+        // seed 002: decisions after the call are ignored; Gemini CLI's AfterTool deny hides the result
+        if (verdict.block !== undefined && !replaced) replaced = { source, reason: verdict.block };
+        return;
+      }
       if (verdict.verdict) decisions.push({ verdict: verdict.verdict, source, reason: verdict.reason });
       if (verdict.args) current = verdict.args;
     },
@@ -99,9 +118,16 @@ export function createVerdictAggregate(args: Record<string, unknown>, phase: "be
       const warnings = reports.map((report) =>
         typeof report === "string" ? report : describeFailure(report, phase, decision),
       );
-      return { decision, args: current, additionalContext, warnings };
+      const hookAllowed = decision.verdict === "allow" && decisions.length > 0;
+      return { decision, hookAllowed, args: current, additionalContext, warnings, notes, replaced };
     },
   };
+}
+
+/** Records a verdict's user-facing parts: its systemMessage, and the first stop. */
+export function noteFor(notes: HookNotes, source: string, verdict: HandlerVerdict): void {
+  if (verdict.systemMessage) notes.messages.push(`${source}: ${verdict.systemMessage}`);
+  if (verdict.stop !== undefined && !notes.stop) notes.stop = { source, reason: verdict.stop };
 }
 
 /** The first decision with the strictest verdict, so an allow still names the hook that gave it. */
@@ -111,17 +137,23 @@ function firstStrictest(decisions: GateDecision[]): GateDecision | undefined {
   return decisions.find((decision) => decision.verdict === verdict);
 }
 
-function describeFailure(report: HookFailure, phase: "before" | "after", decision: GateDecision): string {
+export function describeFailure(
+  report: HookFailure,
+  phase: "before" | "after" | "event",
+  decision?: GateDecision,
+): string {
   const outcome =
     phase === "after"
       ? "the call already ran"
       : report.closed
         ? "failClosed: the call is denied"
-        : decision.verdict === "deny"
+        : decision?.verdict === "deny"
           ? `fail-open; the call is denied anyway by ${decision.source}`
           : report.loud
             ? "fail-open: allowed, so this hook is NOT guarding anything"
-            : "fail-open: allowed";
+            : phase === "event"
+              ? "fail-open: ignored"
+              : "fail-open: allowed";
   return `${report.loud ? BROKEN_HOOK_PREFIX : ""}${report.source}: ${report.failure} (${outcome})`;
 }
 

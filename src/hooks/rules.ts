@@ -1,41 +1,51 @@
-import { canonicalEventName, HOOK_EVENTS, type HookEventName } from "./events.js";
+import path from "node:path";
+import { canonicalEventName, EVENTS_THAT_NEVER_FIRE, type HookEventName } from "./events.js";
 import { type CompiledMatcher, compileMatcher, type MatcherStyle } from "./matcher.js";
 
 export type DialectId = MatcherStyle;
 
+/** Fields every handler has; `failClosed`: this handler's failure denies the call (Qwen's `failMode: "closed"`). */
+interface HandlerBase {
+  name: string;
+  timeoutMs: number;
+  failClosed?: boolean;
+}
+
 export type HandlerConfig =
-  | {
+  | (HandlerBase & {
       kind: "command";
-      name: string;
-      timeoutMs: number;
       command: string;
       /** Workspace scripts it runs, with the digest trust approved: checked before every run. */
       scripts?: { file: string; digest: string }[];
       /** Set when trust forbids running it: the call it matches is denied with this reason. */
       refusal?: string;
-    }
-  | {
+    })
+  | (HandlerBase & {
       kind: "http";
-      name: string;
-      timeoutMs: number;
       url: string;
       headers: Record<string, string>;
       /** Claude Code: only these variables may be expanded in header values; undefined = any. */
       allowedEnvVars?: string[];
-    };
+    });
 
 export interface HookRule {
   event: HookEventName;
+  /** The event as the file names it (`PreToolUse`, `BeforeAgent`, `pre_tool_execution`): hooks see this name. */
+  key: string;
   matcher: CompiledMatcher;
   /** Claude Code's PostToolUse / PostToolUseFailure split: run only after a success or a failure. */
   only?: "success" | "failure";
   handlers: HandlerConfig[];
 }
 
+/** Where a hooks file lives: the user's home or the workspace (an untrusted workspace's hooks are ignored). */
+export type HookScope = "home" | "workspace";
+
 export interface HookGroup {
   name: string;
   file: string;
   dialect: DialectId;
+  scope: HookScope;
   enabled: boolean;
   /** A failing handler denies the call instead of allowing it. */
   failClosed: boolean;
@@ -51,12 +61,22 @@ export interface HookProblem {
   severity: "error" | "warning";
 }
 
+/** One event a file configures, and whether Gantry fires it (for `gantry hooks check`). */
+export interface ConfiguredEvent {
+  file: string;
+  key: string;
+  event?: HookEventName;
+  fires: boolean;
+}
+
 /** The hooks of one session: read once when it starts (a snapshot; edits take effect on reload). */
 export interface HookConfig {
   groups: HookGroup[];
   /** The files that were found and read. */
   files: string[];
   problems: HookProblem[];
+  /** Every event key the files name, in file order. */
+  events: ConfiguredEvent[];
 }
 
 /** Shared by every dialect's parser: where problems go and how timeouts and matchers are read. */
@@ -65,9 +85,13 @@ export interface ParseContext {
   dialect: DialectId;
   workspaceRoot: string;
   problems: HookProblem[];
+  /** Where configured events are recorded. */
+  events: ConfiguredEvent[];
   /** Milliseconds per unit of the file's `timeout` (1000 for seconds, 1 for Gemini's milliseconds). */
   timeoutUnitMs: number;
   defaultTimeoutMs: number;
+  /** Qwen Code: HTTP handlers count their timeout in seconds while commands count milliseconds. */
+  httpTimeout?: { unitMs: number; defaultMs: number };
   /** Handler fields the dialect knows besides type/command/url/headers/timeout (kept quiet, not flagged). */
   extraHandlerFields: readonly string[];
 }
@@ -79,17 +103,23 @@ const HTTP_FIELDS = ["type", "url", "headers", "timeout", "name", "description"]
 /** Maps a configured event key to a firing event, or reports why it is ignored. */
 export function eventFor(ctx: ParseContext, key: string, at: string): HookEventName | undefined {
   const event = canonicalEventName(key);
-  if (!event) {
-    ctx.problems.push(warning(ctx.file, at, `unknown field or event "${key}"`));
-    return undefined;
+  if (event) {
+    ctx.events.push({ file: ctx.file, key, event, fires: true });
+    return event;
   }
-  if (!HOOK_EVENTS[event].fires) {
+  if (EVENTS_THAT_NEVER_FIRE.has(key)) {
+    ctx.events.push({ file: ctx.file, key, fires: false });
     ctx.problems.push(
-      warning(ctx.file, at, `event "${key}" does not fire in Gantry yet; its hooks are ignored`),
+      warning(
+        ctx.file,
+        at,
+        `event "${key}" does not fire in Gantry (it has no such moment); its hooks are ignored`,
+      ),
     );
     return undefined;
   }
-  return event;
+  ctx.problems.push(warning(ctx.file, at, `unknown field or event "${key}"`));
+  return undefined;
 }
 
 /** A list of `{ matcher, hooks: [handler...] }`, the shape all three dialects share. */
@@ -98,7 +128,7 @@ export function parseRules(
   value: unknown,
   at: string,
   event: HookEventName,
-  extra: { only?: HookRule["only"]; ruleFields?: readonly string[] } = {},
+  extra: { key?: string; only?: HookRule["only"]; ruleFields?: readonly string[] } = {},
 ): HookRule[] {
   if (!Array.isArray(value)) {
     ctx.problems.push(error(ctx.file, at, "must be a list of { matcher, hooks } rules"));
@@ -123,7 +153,7 @@ export function parseRules(
       return;
     }
     const handlers = item.hooks.flatMap((handler, i) => parseHandler(ctx, handler, `${ruleAt}.hooks[${i}]`));
-    rules.push({ event, matcher, only: extra.only, handlers });
+    rules.push({ event, key: extra.key ?? event, matcher, only: extra.only, handlers });
   });
   return rules;
 }
@@ -134,14 +164,16 @@ function parseHandler(ctx: ParseContext, raw: unknown, at: string): HandlerConfi
     return [];
   }
   const name = typeof raw.name === "string" && raw.name ? raw.name : at;
-  const timeoutMs = readTimeout(ctx, raw.timeout, `${at}.timeout`);
+  const http = raw.type === "http" ? ctx.httpTimeout : undefined;
+  const timeoutMs = readTimeout(ctx, raw.timeout, `${at}.timeout`, http);
+  const base: HandlerBase = { name, timeoutMs, ...(raw.failMode === "closed" ? { failClosed: true } : {}) };
   if (raw.type === "command") {
     flagUnknown(ctx, raw, at, [...COMMAND_FIELDS, ...ctx.extraHandlerFields]);
     if (typeof raw.command !== "string" || raw.command.trim() === "") {
       ctx.problems.push(error(ctx.file, `${at}.command`, "must be a non-empty string"));
       return [];
     }
-    return [{ kind: "command", name, timeoutMs, command: raw.command }];
+    return [{ ...base, kind: "command", command: raw.command }];
   }
   if (raw.type === "http") {
     flagUnknown(ctx, raw, at, [...HTTP_FIELDS, ...ctx.extraHandlerFields]);
@@ -151,7 +183,7 @@ function parseHandler(ctx: ParseContext, raw: unknown, at: string): HandlerConfi
     }
     const headers = readHeaders(ctx, raw.headers, `${at}.headers`);
     const allowed = Array.isArray(raw.allowedEnvVars) ? raw.allowedEnvVars.map(String) : undefined;
-    return [{ kind: "http", name, timeoutMs, url: raw.url, headers, allowedEnvVars: allowed }];
+    return [{ ...base, kind: "http", url: raw.url, headers, allowedEnvVars: allowed }];
   }
   const type = JSON.stringify(raw.type);
   // Other harnesses have prompt/agent handlers; skipping them must not stop the session.
@@ -165,13 +197,18 @@ function parseHandler(ctx: ParseContext, raw: unknown, at: string): HandlerConfi
   return [];
 }
 
-function readTimeout(ctx: ParseContext, value: unknown, at: string): number {
-  if (value === undefined) return ctx.defaultTimeoutMs;
+function readTimeout(
+  ctx: ParseContext,
+  value: unknown,
+  at: string,
+  units = { unitMs: ctx.timeoutUnitMs, defaultMs: ctx.defaultTimeoutMs },
+): number {
+  if (value === undefined) return units.defaultMs;
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
     ctx.problems.push(warning(ctx.file, at, `must be a positive number; using the default`));
-    return ctx.defaultTimeoutMs;
+    return units.defaultMs;
   }
-  return value * ctx.timeoutUnitMs;
+  return value * units.unitMs;
 }
 
 function readHeaders(ctx: ParseContext, value: unknown, at: string): Record<string, string> {
@@ -212,4 +249,28 @@ export function error(file: string, at: string, message: string): HookProblem {
 
 export function warning(file: string, at: string, message: string): HookProblem {
   return { file, at, message, severity: "warning" };
+}
+
+/** One file hooks are read from: its dialect, and whether it lies in the user's home or the workspace. */
+export interface HookSource {
+  file: string;
+  dialect: DialectId;
+  scope: HookScope;
+}
+
+/** What a dialect's parser needs besides the file's JSON. */
+export interface SourceContext {
+  source: HookSource;
+  workspaceRoot: string;
+  home: string;
+  problems: HookProblem[];
+  events: ConfiguredEvent[];
+}
+
+/** How a settings file's group is named in logs and denials: `claude:.claude/settings.json`, `qwen:~/.qwen/settings.json`. */
+export function groupLabel(ctx: SourceContext): string {
+  const { file, dialect, scope } = ctx.source;
+  const shown =
+    scope === "home" ? `~/${path.relative(ctx.home, file)}` : path.relative(ctx.workspaceRoot, file);
+  return `${dialect}:${shown}`;
 }

@@ -22,6 +22,10 @@ export interface PermissionAnswer {
   choice: PermissionChoice;
   /** The user's words, or why nobody could answer; shown to the model on a deny. */
   message?: string;
+  /** Who answered when it was not the user: a PermissionRequest hook (`hook <name>`). */
+  answeredBy?: string;
+  /** A deny that should also end the agent's run (PermissionRequest's `interrupt`). */
+  interrupt?: boolean;
 }
 
 export interface Question {

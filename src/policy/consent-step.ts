@@ -111,6 +111,16 @@ async function askUser(
     if (signal.aborted) return { allowed: false, source: "user", reason: "the question was aborted" };
     throw cause;
   }
+  // a PermissionRequest hook answered for the user: it decides, and is named as the one who did
+  if (answer.answeredBy !== undefined) {
+    if (answer.choice !== "deny") return { allowed: true, source: answer.answeredBy };
+    return {
+      allowed: false,
+      source: answer.answeredBy,
+      reason: answer.message ?? "denied",
+      ...(answer.interrupt ? { interrupt: true } : {}),
+    };
+  }
   if (answer.choice === "deny") {
     const reason =
       permissions.asker.kind === "headless"

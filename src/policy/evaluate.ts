@@ -17,6 +17,8 @@ interface CheckOutcome {
   /** Empty for an implied check, which passes with the rest of the call. */
   source: string;
   reason?: string;
+  /** The approval mode's own baseline decided (no rule matched). */
+  byMode?: boolean;
 }
 
 const PROTECTED_SOURCE = "protected files";
@@ -64,6 +66,7 @@ function fromBaseline(check: Check, mode: ApprovalMode, baseline: Baseline): Che
     verdict: baseline === "allow" ? "allow" : "ask",
     source: `approval mode ${mode}`,
     reason: baseline === "allow" ? undefined : `no allow rule matches "${check.label}" (${check.tool})`,
+    byMode: true,
   };
 }
 
@@ -150,7 +153,9 @@ export function decideChecks(checks: readonly Check[], rules: RuleSet, mode: App
       return { verdict, source: sources.join("; ") || `approval mode ${mode}` };
     }
     const reasons = unique(hits.map((hit) => hit.reason).filter((reason): reason is string => !!reason));
-    return { verdict, source: first.source, reason: reasons.join("; ") || undefined };
+    const decision: GateDecision = { verdict, source: first.source, reason: reasons.join("; ") || undefined };
+    if (verdict === "ask" && hits.every((hit) => hit.byMode)) decision.byMode = true;
+    return decision;
   }
   return { verdict: "allow", source: `approval mode ${mode}` };
 }

@@ -1,5 +1,6 @@
 import type { AnyTool } from "../tools/contract.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import { gantryToolsFor } from "./tool-names.js";
 import type { ToolSelection } from "./types.js";
 
 /** Tools that start or steer other agents; a subagent at the depth limit loses them. */
@@ -12,27 +13,43 @@ export const SUBAGENT_TOOL_NAMES = new Set([
   "list_agents",
 ]);
 
-/** Claude Code / Qwen names used in agent files' `tools:` lists, mapped to Gantry's tools (SPEC §5). */
-const TOOL_GROUPS: Record<string, string[]> = {
-  Read: ["view_file", "list_dir"],
-  LS: ["list_dir"],
-  Edit: ["replace_file_content", "multi_replace_file_content", "write_to_file"],
-  MultiEdit: ["multi_replace_file_content"],
-  Write: ["write_to_file"],
-  Glob: ["find_by_name"],
-  Grep: ["grep_search"],
-  Bash: ["run_command", "manage_task"],
-  WebFetch: ["read_url_content"],
-  WebSearch: ["search_web"],
-  Task: ["agent"],
-  Agent: ["agent"],
-};
-
 export interface ToolAccess {
   /** For `RunOptions.allowTool` and for filtering the declarations the subagent's model sees. */
   allows(canonicalName: string): boolean;
-  /** Names in the selection that match no tool (reported, not fatal: an MCP server may be absent). */
+  /** Names that are no tool of any harness: the agent file is wrong, and the subagent does not start. */
   unknown: string[];
+  /** Tools another harness has that this session lacks (TodoWrite, an absent MCP server): noted, not fatal. */
+  unavailable: string[];
+}
+
+/** The Gantry tools an agent file's names select; which names are unknown, and which unavailable here. */
+function selectNames(entries: readonly string[], registry: ToolRegistry) {
+  const names = new Set<string>();
+  const unknown: string[] = [];
+  const unavailable: string[] = [];
+  for (const entry of entries) {
+    if (entry.startsWith("mcp__")) {
+      names.add(entry);
+      if (!entry.endsWith("*") && !registry.lookup(entry)) unavailable.push(entry);
+      continue;
+    }
+    const { tools, dialectName } = gantryToolsFor(entry);
+    const known = tools.flatMap((name) => registry.lookup(name)?.spec.name ?? []);
+    for (const name of known) names.add(name);
+    if (known.length > 0) continue;
+    if (dialectName) unavailable.push(entry);
+    else unknown.push(entry);
+  }
+  return { names, unknown, unavailable };
+}
+
+function matchesSelected(names: Set<string>, tool: AnyTool): boolean {
+  return (
+    names.has(tool.spec.name) ||
+    [...names].some(
+      (n) => n.startsWith("mcp__") && n.endsWith("*") && tool.spec.name.startsWith(n.slice(0, -1)),
+    )
+  );
 }
 
 /**
@@ -42,35 +59,31 @@ export interface ToolAccess {
 export function resolveToolAccess(
   selection: ToolSelection,
   registry: ToolRegistry,
-  options: { allowSubagentTools: boolean },
+  options: { allowSubagentTools: boolean; disallowed?: readonly string[] },
 ): ToolAccess {
   const unknown: string[] = [];
+  const unavailable: string[] = [];
   let selected: (tool: AnyTool) => boolean;
   if (selection.kind === "all") selected = () => true;
   else if (selection.kind === "capabilities") selected = (tool) => capabilityAllows(selection, tool);
   else {
-    const names = new Set<string>();
-    for (const entry of selection.names) {
-      const expanded = TOOL_GROUPS[entry] ?? [registry.lookup(entry)?.spec.name ?? ""];
-      const known = expanded.filter((name) => name !== "" && registry.lookup(name) !== undefined);
-      if (known.length === 0 && !entry.startsWith("mcp__")) unknown.push(entry);
-      for (const name of known) names.add(name);
-      if (entry.startsWith("mcp__")) names.add(entry);
-    }
-    selected = (tool) =>
-      names.has(tool.spec.name) ||
-      [...names].some(
-        (n) => n.startsWith("mcp__") && n.endsWith("*") && tool.spec.name.startsWith(n.slice(0, -1)),
-      );
+    const picked = selectNames(selection.names, registry);
+    unknown.push(...picked.unknown);
+    unavailable.push(...picked.unavailable);
+    selected = (tool) => matchesSelected(picked.names, tool);
   }
+  // disallowedTools (Claude Code, Qwen Code) takes tools away from whatever `tools` gave
+  const removed = selectNames(options.disallowed ?? [], registry);
+  unknown.push(...removed.unknown);
   return {
     allows(canonicalName) {
       const tool = registry.lookup(canonicalName);
       if (!tool || tool.spec.safety === "interactive") return false;
       if (SUBAGENT_TOOL_NAMES.has(tool.spec.name) && !options.allowSubagentTools) return false;
-      return selected(tool);
+      return selected(tool) && !matchesSelected(removed.names, tool);
     },
     unknown,
+    unavailable,
   };
 }
 

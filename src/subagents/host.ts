@@ -5,12 +5,14 @@ import type { Conversation } from "../agent/conversation.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { AgentInbox } from "../agent/inbox.js";
 import type { Settings } from "../config/settings.js";
+import type { SessionHooks } from "../hooks/lifecycle.js";
 import type { ModelClient } from "../models/client.js";
 import type { SessionLifecycle } from "../tools/environment.js";
 import type { ToolPipeline } from "../tools/pipeline.js";
 import { originOf } from "../trust/origin.js";
 import type { WorkspaceTrust } from "../trust/workspace-trust.js";
 import type { Workspace } from "../workspace/workspace.js";
+import { isModelTier, modelForTier } from "./model-tiers.js";
 import { createRunningAgents, type RunningAgents } from "./registry.js";
 import { listSavedAgents } from "./transcript.js";
 import { createSubagentCatalog, type SubagentCatalog, type SubagentDefinition } from "./types.js";
@@ -51,6 +53,10 @@ export interface SubagentHostDeps {
   lifecycle: SessionLifecycle;
   /** Opens the tools in a worktree; without it, worktree agents are unavailable. */
   openSession?: (root: string) => ChildSession;
+  /** The session's lifecycle hooks: SubagentStart and SubagentStop fire with each agent's id. */
+  hooks?: SessionHooks;
+  /** Where notices for the user go (a model tier this provider lacks); default: stderr, prefixed `gantry: `. */
+  notice?: (line: string) => void;
 }
 
 export interface SubagentLimits {
@@ -95,6 +101,8 @@ export function createSubagentHost(deps: SubagentHostDeps): SubagentHost {
   const agents = createRunningAgents();
   const configured = deps.settings.subagents ?? {};
   let scratchDir: string | undefined;
+  const noticed = new Set<string>();
+  const notice = deps.notice ?? ((line: string) => void process.stderr.write(`gantry: ${line}\n`));
 
   const host: SubagentHost = {
     deps,
@@ -114,9 +122,19 @@ export function createSubagentHost(deps: SubagentHostDeps): SubagentHost {
       host.binding = binding;
       if (binding.transcriptDir) restoreSavedAgents(host, binding.transcriptDir);
     },
-    modelFor(spec) {
+    modelFor(requested) {
       const binding = host.binding;
       if (!binding) return "subagents need a model: run them from `gantry -p` or the terminal UI";
+      let spec = requested === "inherit" ? undefined : requested;
+      if (spec !== undefined && isModelTier(spec)) {
+        const tier = modelForTier(spec, binding.model.id, configured.models);
+        // said once per tier and session, not at every agent started
+        if (tier.notice && !noticed.has(spec)) {
+          noticed.add(spec);
+          notice(tier.notice);
+        }
+        spec = tier.model;
+      }
       if (spec === undefined || spec === binding.model.id) return binding.model;
       // the front end that bound the model also knows how to make others (keeps the AI SDK off this path)
       if (binding.modelFor) return binding.modelFor(spec);

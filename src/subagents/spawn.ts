@@ -2,6 +2,8 @@ import { buildSystemPrompt, loadProjectInstructions } from "../agent/context.js"
 import { type Conversation, type ConversationMessage, createConversation } from "../agent/conversation.js";
 import type { AgentRunResult } from "../agent/loop.js";
 import { runAgentLoop } from "../agent/loop.js";
+import { hookContextMessage } from "../agent/loop-hooks.js";
+import { loopHooksFor } from "../hooks/loop-bridge.js";
 import type { ModelClient } from "../models/client.js";
 import type { ToolErrorCode } from "../tools/contract.js";
 import type { ToolPipeline } from "../tools/pipeline.js";
@@ -187,13 +189,17 @@ function planAgent(
       allowTool: (name) => notInteractive(name) && nestingAllowed(name) && gate(name),
     };
   }
-  const access = resolveToolAccess(definition.tools, registry, { allowSubagentTools: mayNest });
+  const access = resolveToolAccess(definition.tools, registry, {
+    allowSubagentTools: mayNest,
+    ...(definition.disallowedTools ? { disallowed: definition.disallowedTools } : {}),
+  });
+  if (access.unknown.length > 0) return unknownToolsMessage(definition, access.unknown);
   const tools = registry.declarations((tool) => access.allows(tool.spec.name));
   const system = buildSystemPrompt({
     workspaceRoot: opened.root,
     declarations: tools,
     instructions: loadProjectInstructions(opened.root),
-    extra: subagentSection(definition, request.role, access.unknown),
+    extra: subagentSection(definition, request.role, access.unavailable),
   });
   return {
     ...base,
@@ -209,6 +215,12 @@ function mainConversation(host: SubagentHost): { conversation: Conversation; sys
   const binding = host.binding;
   if (!binding?.mainConversation) return undefined;
   return { conversation: binding.mainConversation, system: binding.mainSystem ?? "" };
+}
+
+/** An agent file naming a tool no harness has: the subagent would silently lack it, so it does not start. */
+export function unknownToolsMessage(definition: SubagentDefinition, unknown: readonly string[]): string {
+  const names = unknown.map((name) => `"${name}"`).join(", ");
+  return `agent type "${definition.name}" (${definition.source}) names unknown tool${unknown.length > 1 ? "s" : ""} ${names} in tools or disallowedTools; use Gantry's tool names (gantry tools) or Claude Code's, Gemini CLI's or Qwen Code's`;
 }
 
 function subagentSection(
@@ -237,11 +249,22 @@ async function runPlannedAgent(
   const { record } = plan;
   const transcript = openTranscript(host.transcriptDir(), plan.meta, plan.workspaceRoot);
   record.transcriptFile = transcript.file;
-  let input = plan.input;
+  let input = await withSubagentStartContext(host, plan);
   let result: AgentRunResult;
+  const hooks = host.deps.hooks
+    ? loopHooksFor(host.deps.hooks, {
+        agentId: record.id,
+        agentType: record.type,
+        transcriptPath: transcript.file,
+        model: plan.model.id,
+        prompt: () => plan.input.find((message) => message.role === "user")?.text ?? "",
+        resolveTool: (name) => plan.pipeline.registry.lookup(name)?.spec.name,
+      })
+    : undefined;
   try {
     for (;;) {
       result = await runAgentLoop(plan.conversation, plan.model, plan.pipeline, {
+        ...(hooks ? { hooks } : {}),
         system: plan.system,
         ...(plan.tools ? { tools: plan.tools } : {}),
         input,
@@ -285,8 +308,19 @@ async function runPlannedAgent(
   };
 }
 
+/** SubagentStart hooks hear of the agent (with its id and type); their context joins its first message. */
+async function withSubagentStartContext(host: SubagentHost, plan: AgentPlan): Promise<ConversationMessage[]> {
+  const hooks = host.deps.hooks;
+  if (!hooks?.has("subagent_start")) return plan.input;
+  const event = { kind: "subagent_start" as const, agentId: plan.record.id, agentType: plan.record.type };
+  const outcome = await hooks.fire(event, plan.record.controller.signal);
+  return outcome.context.length > 0 ? [...plan.input, hookContextMessage(outcome.context)] : plan.input;
+}
+
 const STATE_FOR_REASON: Record<AgentRunResult["reason"], AgentState> = {
   completed: "completed",
+  stopped: "completed",
+  blocked: "failed",
   max_turns: "paused",
   aborted: "paused",
   error: "failed",

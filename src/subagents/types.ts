@@ -1,11 +1,12 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { parseFrontMatter } from "./front-matter.js";
 
 /**
  * Which tools a subagent may call. `all` = every tool the parent has (minus the interactive ones);
- * `list` = named tools (canonical names, aliases, Claude Code groups such as `Read` or `Bash`);
+ * `list` = named tools (canonical names, aliases, and Claude Code's, Gemini CLI's and Qwen Code's names
+ * such as `Read`, `Bash`, `run_shell_command`, `glob`);
  * `capabilities` = define_subagent's switches on top of the read-only tools.
  */
 export type ToolSelection =
@@ -19,7 +20,12 @@ export interface SubagentDefinition {
   /** The body of the markdown file: the subagent's system prompt. */
   systemPrompt: string;
   tools: ToolSelection;
-  /** `provider:model-id`; undefined or `inherit` = the parent's model. */
+  /** Tools taken away from `tools` (Claude Code's and Qwen Code's `disallowedTools`), in any harness's names. */
+  disallowedTools?: string[];
+  /**
+   * `provider:model-id`, or a tier (`opus`, `sonnet`, `haiku`, Qwen's `fast`: the configured provider's
+   * model of that tier); undefined or `inherit` = the parent's model.
+   */
   model?: string;
   /** Where it came from: `builtin`, `session` (define_subagent) or the file path. */
   source: string;
@@ -91,6 +97,9 @@ export function parseSubagentMarkdown(
   }
   const tools = parseToolsField(fields.tools);
   if (typeof tools === "string") return { ok: false, message: tools };
+  const disallowed = parseToolsField(fields.disallowedTools);
+  if (typeof disallowed === "string")
+    return { ok: false, message: disallowed.replace("tools must", "disallowedTools must") };
   const model = fields.model;
   if (model !== undefined && typeof model !== "string")
     return { ok: false, message: "model must be a string" };
@@ -103,6 +112,9 @@ export function parseSubagentMarkdown(
       description: fields.description.trim(),
       systemPrompt,
       tools,
+      ...(disallowed.kind === "list" && disallowed.names.length > 0
+        ? { disallowedTools: disallowed.names }
+        : {}),
       model: model === undefined || model === "inherit" ? undefined : model,
       source: file,
     },
@@ -121,7 +133,7 @@ function parseToolsField(value: unknown): ToolSelection | string {
   return { kind: "list", names: trimmed };
 }
 
-/** Reads every `*.md` of the subagent folders; later folders override earlier ones by name. */
+/** Reads every `*.md` of the subagent folders and their subfolders; later folders override earlier ones by name. */
 export function loadSubagentDefinitions(
   workspaceRoot: string,
   home = homedir(),
@@ -145,24 +157,32 @@ export function loadSubagentDefinitions(
   return { definitions: [...byName.values()], problems };
 }
 
-function markdownFiles(folder: string): string[] {
-  let entries: string[];
+/** Subfolders of an agents folder are read too (`.claude/agents/team/validator.md`), a few levels deep. */
+const MAX_AGENT_FOLDER_DEPTH = 4;
+
+function markdownFiles(folder: string, depth = 0): string[] {
+  let entries: Dirent[];
   try {
-    entries = readdirSync(folder);
+    entries = readdirSync(folder, { withFileTypes: true });
   } catch {
     return [];
   }
-  return entries
-    .filter((entry) => entry.endsWith(".md"))
-    .sort()
-    .map((entry) => path.join(folder, entry))
-    .filter((file) => {
-      try {
-        return statSync(file).isFile();
-      } catch {
-        return false;
-      }
-    });
+  const files: string[] = [];
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const full = path.join(folder, entry.name);
+    // folders are walked as they are, never through a symlink (it could lead anywhere)
+    if (entry.isDirectory() && depth < MAX_AGENT_FOLDER_DEPTH) files.push(...markdownFiles(full, depth + 1));
+    else if (entry.name.endsWith(".md") && isFile(full)) files.push(full);
+  }
+  return files;
+}
+
+function isFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** The session's subagent types: files (read once), the built-in one and those define_subagent adds. */

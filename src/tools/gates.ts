@@ -15,6 +15,8 @@ export interface GateDecision {
   reason?: string;
   /** Who decided, named for the user and the model: `rule deny Bash(curl:*)`, `hook security-gate`, `approval mode plan`. */
   source: string;
+  /** An ask that only the approval mode raises (no ask rule): a hook's explicit allow answers it. */
+  byMode?: boolean;
 }
 
 /** A call that passed lookup and validation. */
@@ -31,8 +33,22 @@ export interface PolicyStep {
   decide(call: PreparedCall, signal: AbortSignal): Promise<GateDecision>;
 }
 
+/** What a call's hooks said for the user (`systemMessage`) and whether one ended the agent's run. */
+export interface HookCallNotes {
+  /** `hook <name>: <text>` lines shown to the user, never to the model. */
+  messages: string[];
+  /** `continue: false`: the agent's run ends once this call's turn is answered. */
+  stop?: { source: string; reason: string };
+}
+
 export interface PreHookOutcome {
   decision: GateDecision;
+  /**
+   * A hook explicitly allowed the call: the approval mode's own question is skipped. Deny and ask rules,
+   * the workspace guard and trust still apply.
+   */
+  hookAllowed?: boolean;
+  notes?: HookCallNotes;
   /** Arguments after hook rewrites (applied in declaration order); the pipeline validates them again. */
   args: Record<string, unknown>;
   /** Text hooks add for the model. */
@@ -44,6 +60,9 @@ export interface PreHookOutcome {
 export interface PostHookOutcome {
   additionalContext: string[];
   warnings?: string[];
+  notes?: HookCallNotes;
+  /** Gemini CLI's AfterTool deny: the model sees this reason instead of the result. */
+  replaced?: { source: string; reason: string };
 }
 
 export interface HookStep {
@@ -56,6 +75,8 @@ export interface ConsentOutcome {
   /** Why not, for the model: names the rule, hook or flag that decided and what would allow it. */
   reason?: string;
   source: string;
+  /** The refusal also ends the agent's run (a PermissionRequest hook's `interrupt`). */
+  interrupt?: boolean;
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   type ConsentStep,
   type ConsentTurn,
   denyUnanswerableConsent,
+  type HookCallNotes,
   type HookStep,
   noHooks,
   type PolicyStep,
@@ -125,10 +126,12 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
     // 7. output limit
     result = limitOutput(result, call);
 
-    // 8. post-tool hooks: they cannot undo anything, only add context for the model
+    // 8. post-tool hooks: they cannot undo anything; they add context, or hide the result (Gemini's AfterTool deny)
     const post = await hooks.after(call, result, signal);
+    if (post.replaced) result = withheldResult(result, post.replaced);
     const context = [...pre.additionalContext, ...post.additionalContext];
     if (context.length > 0) result = { ...result, text: `${result.text}\n\n${context.join("\n")}` };
+    result = withHookNotes(result, [pre.notes, post.notes]);
     return withHookWarnings(result, [...(pre.warnings ?? []), ...(post.warnings ?? [])]);
   }
 
@@ -148,7 +151,10 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
     const pre = await hooks.before(call, signal);
     if (pre.decision.verdict === "deny")
       return {
-        denied: withHookWarnings(deniedResult(pre.decision.source, pre.decision.reason), pre.warnings),
+        denied: withHookWarnings(
+          withHookNotes(deniedResult(pre.decision.source, pre.decision.reason), [pre.notes]),
+          pre.warnings,
+        ),
       };
     if (pre.args !== call.args) {
       const revalidated = validate(call.tool.spec.parameters, name, pre.args);
@@ -163,12 +169,24 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
       }
     }
 
-    // 5. consent: ask / force_ask / deny_unless_prior_grant go through grants and the asker
-    const decision = strictest([policyDecision, pre.decision]);
+    // 5. consent: ask / force_ask / deny_unless_prior_grant go through grants and the asker; a hook's
+    // explicit allow answers the approval mode's own question (seed 000), never an ask rule's
+    const policyAfterHooks =
+      pre.hookAllowed && policyDecision.verdict === "ask" && policyDecision.byMode
+        ? { verdict: "allow" as const, source: `${pre.decision.source} (over ${policyDecision.source})` }
+        : policyDecision;
+    const decision = strictest([policyAfterHooks, pre.decision]);
     if (decision.verdict !== "allow") {
       const outcome = await consent.resolve(call, decision, signal, turn);
       if (!outcome.allowed) {
-        return { denied: withHookWarnings(deniedResult(outcome.source, outcome.reason), pre.warnings) };
+        const stop = outcome.interrupt
+          ? { stop: { source: outcome.source, reason: outcome.reason ?? "" } }
+          : {};
+        const denied = withHookNotes(deniedResult(outcome.source, outcome.reason), [
+          pre.notes,
+          { messages: [], ...stop },
+        ]);
+        return { denied: withHookWarnings(denied, pre.warnings) };
       }
     }
     return { call, pre };
@@ -241,6 +259,27 @@ function validate(
     };
   }
   return { ok: true, args: parsed.data as Record<string, unknown> };
+}
+
+/** Gemini CLI's AfterTool deny: the call ran, but the model reads the hook's reason instead of its result. */
+function withheldResult(result: ToolResult, by: { source: string; reason: string }): ToolResult {
+  return {
+    text: `Tool result blocked by ${by.source}: ${by.reason}`,
+    error: true,
+    errorCode: "denied",
+    metadata: { ...result.metadata, resultWithheldBy: by.source },
+  };
+}
+
+/** Hooks' messages for the user (metadata.hookMessages) and a `continue: false` (metadata.stopRun). */
+function withHookNotes(result: ToolResult, notes: (HookCallNotes | undefined)[]): ToolResult {
+  const messages = notes.flatMap((note) => note?.messages ?? []);
+  const stop = notes.find((note) => note?.stop)?.stop;
+  if (messages.length === 0 && !stop) return result;
+  const metadata: Record<string, unknown> = { ...result.metadata };
+  if (messages.length > 0) metadata.hookMessages = messages;
+  if (stop) metadata.stopRun = stop;
+  return { ...result, metadata };
 }
 
 function withHookWarnings(result: ToolResult, warnings: string[] | undefined): ToolResult {

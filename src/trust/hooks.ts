@@ -40,6 +40,7 @@ export function applyTrustToHooks(
     groups,
     files: config.files.filter(counts),
     problems: config.problems.filter((problem) => counts(problem.file)),
+    events: config.events.filter((event) => counts(event.file)),
   };
 }
 

@@ -33,12 +33,13 @@ describe("hook configuration", () => {
     expect(config.groups[1]?.rules[0]?.handlers[0]).toMatchObject({ kind: "http", timeoutMs: 30_000 });
   });
 
-  it("flags unknown fields, invalid matchers and not-yet-firing events as warnings", async () => {
+  it("flags unknown fields, invalid matchers and events Gantry never fires as warnings", async () => {
     ws = await createTempWorkspace({
       ".agents/hooks.json": hooksJson({
         g: {
           enabeld: false,
           SessionStart: [],
+          PermissionDenied: [],
           pre_tool_execution: [
             { matcher: "*_file", hooks: [{ type: "command", command: "true", timout: 3 }] },
           ],
@@ -49,7 +50,7 @@ describe("hook configuration", () => {
     expect(fatalProblems(config)).toEqual([]);
     expect(config.problems.map((p) => `${p.at}: ${p.message}`)).toEqual([
       'g.enabeld: unknown field or event "enabeld"',
-      'g.SessionStart: event "SessionStart" does not fire in Gantry yet; its hooks are ignored',
+      'g.PermissionDenied: event "PermissionDenied" does not fire in Gantry (it has no such moment); its hooks are ignored',
       expect.stringMatching(/^g\.pre_tool_execution\[0\]\.matcher: invalid RE2 pattern "\*_file"/),
       'g.pre_tool_execution[0].hooks[0].timout: unknown field "timout"',
     ]);
@@ -118,14 +119,12 @@ describe("hook configuration", () => {
     );
     expect(handlers).toEqual([
       ["claude", "pre_tool_execution", 600_000],
+      ["claude", "stop", 600_000],
       ["gemini", "post_tool_execution", 1500],
       ["gemini", "post_tool_execution", 60_000],
     ]);
     expect(fatalProblems(config)).toEqual([]);
-    expect(config.problems.map((p) => p.message)).toEqual([
-      'unsupported handler type "prompt"; skipped',
-      'event "Stop" does not fire in Gantry yet; its hooks are ignored',
-    ]);
+    expect(config.problems.map((p) => p.message)).toEqual(['unsupported handler type "prompt"; skipped']);
   });
 
   it("honours Claude's disableAllHooks", async () => {

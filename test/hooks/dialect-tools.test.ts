@@ -51,13 +51,10 @@ const GEMINI: Mapping[] = [
     call: { name: "replace_file_content", args: replaceArgs },
     toolInput: {
       file_path: "<root>/src/a.ts",
+      instruction: "rename x",
       old_string: "let x",
       new_string: "let y",
-      Instruction: "rename x",
-      Description: "rename x",
-      StartLine: 1,
-      EndLine: 1,
-      AllowMultiple: false,
+      allow_multiple: false,
     },
   },
   {

@@ -1,9 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { runGantry } from "../support/cli.js";
+import { type ModelServer, startModelServer } from "../support/model-server.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
 import { hookHarness, hooksJson, startServer } from "./support.js";
 
-// seed 002's configuration and scripts, verbatim but for where the privacy gate finds the path (Gantry's
-// view_file calls it AbsolutePath). Its `/.agents/...` commands name the sandbox root, i.e. the workspace.
+// seed 002's configuration and scripts, verbatim. Its `/.agents/...` commands name the sandbox root, i.e. the
+// workspace; its privacy gate reads the container's `path`, which native events carry beside AbsolutePath.
 const GATE_PY = `#!/usr/bin/env python3
 import sys, json
 data = json.load(sys.stdin)
@@ -17,8 +19,7 @@ else:
 const CHECK_PRIVACY_PY = `#!/usr/bin/env python3
 import sys, json
 data = json.load(sys.stdin)
-args = data.get("tool_call", {}).get("args", {})
-path = str(args.get("AbsolutePath", args.get("path", "")))
+path = str(data.get("tool_call", {}).get("args", {}).get("path", ""))
 
 if "/private/" in path:
     resp = {
@@ -146,7 +147,15 @@ describe("seed 002 examples", () => {
       const [pre, postOk, , postFailed] = server.requests.map((r) => r.body as Record<string, unknown>);
       expect(pre).toEqual({
         hook_event_name: "pre_tool_execution",
-        tool_call: { name: "write_to_file", args: { TargetFile: "audit.log", CodeContent: "event 1" } },
+        tool_call: {
+          name: "write_to_file",
+          args: {
+            TargetFile: "audit.log",
+            CodeContent: "event 1",
+            path: `${ws.root}/audit.log`,
+            content: "event 1",
+          },
+        },
         environment_id: "env_test",
         agent_id: "main",
       });
@@ -159,5 +168,99 @@ describe("seed 002 examples", () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+const SECURITY_GATE = hooksJson({
+  "security-gate": {
+    pre_tool_execution: [
+      {
+        matcher: "code_execution",
+        hooks: [{ type: "command", command: "python3 /.agents/hooks-scripts/gate.py", timeout: 10 }],
+      },
+    ],
+  },
+});
+const PRIVACY_GATE = hooksJson({
+  "privacy-gate": {
+    pre_tool_execution: [
+      {
+        matcher: "read_file",
+        hooks: [{ type: "command", command: "python3 /.agents/hooks-scripts/check_privacy.py", timeout: 5 }],
+      },
+    ],
+  },
+});
+
+describe("seed 002 examples end to end (gantry -p, the scripted model)", () => {
+  let model: ModelServer | undefined;
+  afterEach(async () => model?.close());
+  const gantry = (prompt: string) =>
+    runGantry(
+      [
+        "-p",
+        prompt,
+        "--model",
+        "openai:m",
+        "--base-url",
+        model?.baseUrl("openai") ?? "",
+        "--workspace",
+        ws.root,
+      ],
+      { env: { HOME: ws.home, OPENAI_API_KEY: "k" }, timeoutMs: 60_000 },
+    );
+  const command = (line: string) => ({
+    name: "code_execution",
+    args: { CommandLine: line, Cwd: ".", WaitMsBeforeAsync: 10_000 },
+  });
+
+  it("the security gate's allow runs a command without the approval question; rm -rf is denied", {
+    timeout: 120_000,
+  }, async () => {
+    ws = await createTempWorkspace({
+      ".agents/hooks-scripts/gate.py": GATE_PY,
+      ".agents/hooks.json": SECURITY_GATE,
+    });
+    model = await startModelServer([
+      { toolCalls: [command("rm -rf /tmp/forbidden")] },
+      {
+        expect: (r) => expect(r.text).toContain("Destructive command blocked by security gate."),
+        toolCalls: [command("echo listed-by-gate")],
+      },
+      {
+        expect: (r) => expect(r.text).toContain("\\nlisted-by-gate"),
+        text: "I could not delete it; I listed instead.",
+      },
+    ]);
+    const run = await gantry("Run `rm -rf /tmp/forbidden` using code_execution.");
+    expect(run.code).toBe(0);
+    model.assertDone();
+  });
+
+  it("the privacy gate sends the model from /private/ to /public/, whose summary it gives", {
+    timeout: 120_000,
+  }, async () => {
+    ws = await createTempWorkspace({
+      ".agents/hooks-scripts/check_privacy.py": CHECK_PRIVACY_PY,
+      ".agents/hooks.json": PRIVACY_GATE,
+      "private/employees.json": '{"employees": [{"id": 1, "salary": 150000, "ssn": "000-00-0000"}]}',
+      "public/summary.json": '{"department": "Engineering", "team_size": 42, "status": "active"}',
+    });
+    model = await startModelServer([
+      // the model names the file relative to the workspace: the gate still sees /private/ in the path
+      { toolCalls: [{ name: "read_file", args: { AbsolutePath: "private/employees.json" } }] },
+      {
+        expect: (r) => {
+          expect(r.text).toContain("Query approved `/public/` summary tables instead.");
+          expect(r.text).not.toContain("000-00-0000");
+        },
+        toolCalls: [{ name: "read_file", args: { AbsolutePath: "public/summary.json" } }],
+      },
+      { expect: (r) => expect(r.text).toContain("team_size"), text: "Engineering has 42 people." },
+    ]);
+    const run = await gantry("Use your filesystem tool to read `private/employees.json` and summarize it.");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("Engineering has 42 people.");
+    model.assertDone();
   });
 });

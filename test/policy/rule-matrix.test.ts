@@ -12,8 +12,9 @@ import { policyHarness, scriptedAsker } from "./support.js";
  * Every rule form × allow/ask/deny × every approval mode × every hook decision. The expected outcome
  * is spelled out below (SPEC §4–5), independently of the implementation:
  * deny rules and plan mode stop a call; an ask rule asks (yolo runs it); an allow rule runs it; no
- * rule → the mode by safety level. A hook's ask passes on an allow rule or yolo, force_ask always
- * asks, deny_unless_prior_grant passes only on an allow rule (no grants exist in this matrix).
+ * rule → the mode by safety level. A hook's allow answers the mode's own question (never an ask rule's), its
+ * ask passes on an allow rule or yolo, force_ask always asks, deny_unless_prior_grant passes only on an allow
+ * rule (no grants exist in this matrix).
  */
 type Outcome = "ran" | "asked" | "denied";
 type RuleVerdict = RuleKind | "none";
@@ -40,8 +41,9 @@ function expected(
   if (policy === "denied" || hook === "deny") return "denied";
   switch (hook) {
     case undefined:
-    case "allow":
       return policy;
+    case "allow":
+      return policy === "asked" && rule !== "ask" ? "ran" : policy;
     case "ask":
       return policy === "ran" && (rule === "allow" || mode === "yolo") ? "ran" : "asked";
     case "force_ask":

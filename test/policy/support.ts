@@ -61,6 +61,7 @@ export function fixedHook(verdict: Verdict | undefined): HookStep {
   return {
     before: async (call) => ({
       decision: { verdict: verdict ?? "allow", source: verdict ? "hook test-hook" : "no hooks" },
+      hookAllowed: verdict === "allow",
       args: call.args,
       additionalContext: [],
     }),

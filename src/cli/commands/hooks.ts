@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { findMissingScripts } from "../../hooks/check.js";
 import { formatProblem, hookSources, loadHookConfig } from "../../hooks/config.js";
-import type { HandlerConfig, HookGroup } from "../../hooks/rules.js";
+import type { ConfiguredEvent, HandlerConfig, HookGroup } from "../../hooks/rules.js";
 import { originOf } from "../../trust/origin.js";
 import { sessionTrust } from "../../trust/session-trust.js";
 import { type GlobalOptions, UsageError } from "../options.js";
@@ -27,8 +27,9 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
     const found = config.files.includes(source.file);
     const status = found ? fileTrust(source.file) : undefined;
     const ignored = status && !status.trusted ? `  IGNORED: ${status.why}` : "";
-    out.push(`  ${found ? "found  " : "absent "} ${source.file} (${source.dialect})${ignored}`);
+    out.push(`  ${found ? "found  " : "absent "} ${source.file} (${source.dialect}) [${source.scope}]${ignored}`);
   }
+  out.push("", ...describeEvents(config.events));
   for (const group of config.groups) out.push("", ...describeGroup(group));
   out.push("");
   if (problems.length === 0) {
@@ -41,6 +42,22 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
   return problems.length === 0 ? 0 : 1;
 }
 
+/** Every event the files configure, once per file, and whether Gantry fires it. */
+function describeEvents(events: ConfiguredEvent[]): string[] {
+  if (events.length === 0) return ["No events configured."];
+  const seen = new Set<string>();
+  const lines = ["Events configured:"];
+  for (const event of events) {
+    const key = `${event.file}\0${event.key}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const native = event.event && event.event !== event.key ? ` (${event.event})` : "";
+    const fires = event.fires ? "fires" : "does NOT fire in Gantry; its hooks are ignored";
+    lines.push(`  ${event.key}${native}: ${fires}  [${event.file}]`);
+  }
+  return lines;
+}
+
 function describeGroup(group: HookGroup): string[] {
   const flags = [group.enabled ? "enabled" : "DISABLED", group.failClosed ? "failClosed" : "fail-open"];
   const lines = [`Group "${group.name}" (${group.dialect}, ${flags.join(", ")}) from ${group.file}`];
@@ -48,7 +65,8 @@ function describeGroup(group: HookGroup): string[] {
   for (const rule of group.rules) {
     const only = rule.only ? `, after ${rule.only} only` : "";
     const invalid = rule.matcher.problem ? "  <- INVALID, matches nothing" : "";
-    lines.push(`  ${rule.event}  matcher ${JSON.stringify(rule.matcher.pattern)}${only}${invalid}`);
+    const key = rule.key !== rule.event ? ` (${rule.key})` : "";
+    lines.push(`  ${rule.event}${key}  matcher ${JSON.stringify(rule.matcher.pattern)}${only}${invalid}`);
     for (const handler of rule.handlers) lines.push(`    - ${describeHandler(handler)}`);
   }
   return lines;

@@ -1,123 +1,191 @@
-import path from "node:path";
 import type { Verdict } from "../../tools/gates.js";
-import type { HookEventName } from "../events.js";
+import type { HookEvent, HookSessionFacts } from "../events.js";
+import type { HookRule } from "../rules.js";
 import {
-  eventFor,
-  type HookGroup,
-  type HookProblem,
-  isRecord,
-  type ParseContext,
-  parseRules,
-  warning,
-} from "../rules.js";
-import type { HandlerVerdict, HookDialect } from "./dialect.js";
-import { stringOrUndefined } from "./dialect.js";
-import { argsFromDialect, CLAUDE_TOOLS, sharedToolPayload } from "./tool-map.js";
+  commonFields,
+  type HandlerVerdict,
+  type HookDialect,
+  isObject,
+  lifecycleFields,
+  matchNamesIn,
+  rewriteFrom,
+  stringOrUndefined,
+  toolFields,
+  withContext,
+} from "./dialect.js";
+import type { DialectTool } from "./tool-map.js";
+import { CLAUDE_TOOLS, QWEN_TOOLS } from "./tool-tables.js";
 
-const EVENT_NAMES: Partial<Record<HookEventName, string>> = {
-  pre_tool_execution: "PreToolUse",
-  post_tool_execution: "PostToolUse",
-};
 const PERMISSION: Record<string, Verdict> = { allow: "allow", deny: "deny", ask: "ask" };
 const LEGACY_DECISION: Record<string, Verdict> = { approve: "allow", block: "deny" };
+// Qwen Code also reads the top-level decision of a PreToolUse hook
+const QWEN_DECISION: Record<string, Verdict> = {
+  ...LEGACY_DECISION,
+  allow: "allow",
+  deny: "deny",
+  ask: "ask",
+};
+/** Gantry's approval modes in each harness's `permission_mode` words. */
+const PERMISSION_MODES: Record<"claude" | "qwen", Record<string, string>> = {
+  claude: { default: "default", "auto-edit": "acceptEdits", yolo: "bypassPermissions", plan: "plan" },
+  qwen: { default: "default", "auto-edit": "auto_edit", yolo: "yolo", plan: "plan" },
+};
+/** Events whose plain stdout (exit 0) is added to the model's context, as Claude Code does. */
+const STDOUT_IS_CONTEXT = new Set<HookEvent["kind"]>(["user_prompt_submit", "session_start"]);
 
-/** Claude Code's hook contract, so a script written for Claude Code runs unchanged. */
-export const claudeDialect: HookDialect = {
-  id: "claude",
-  exitTwoBlocks: true,
-  plainTextIsFailure: false,
-  matchNames: (call) => ({
-    gantryNames: [call.name, ...call.aliases],
-    dialectName: CLAUDE_TOOLS[call.name]?.name,
-  }),
-  encode(event, session) {
-    const payload: Record<string, unknown> = {
-      ...sharedToolPayload(CLAUDE_TOOLS, EVENT_NAMES[event.kind], event, session),
-      permission_mode: "default",
-    };
-    if (event.kind === "post_tool_execution") {
+/**
+ * Claude Code's hook contract (and Qwen Code's, which follows it with its own tool names), so a script
+ * written for either runs unchanged: stdin with session_id, transcript_path, cwd, permission_mode,
+ * hook_event_name and the event's fields; stdout's hookSpecificOutput, decision/reason, continue/stopReason,
+ * systemMessage and suppressOutput; exit 2 blocks with stderr.
+ */
+function claudeFamily(id: "claude" | "qwen", tools: Record<string, DialectTool>): HookDialect {
+  return {
+    id,
+    exitTwoBlocks: true,
+    matchNames: (call) => matchNamesIn(tools, call),
+    accepts: (rule, event) => ruleAccepts(rule, event),
+    encode(event, session, rule) {
+      const payload: Record<string, unknown> = {
+        session_id: session.sessionId,
+        transcript_path: session.transcriptPath,
+        cwd: session.workspaceRoot,
+        permission_mode: PERMISSION_MODES[id][session.approvalMode] ?? "default",
+        hook_event_name: rule.key,
+        ...(id === "qwen" ? { timestamp: new Date().toISOString() } : {}),
+        ...eventFields(tools, event, session, rule),
+      };
+      const agentId = "call" in event ? event.call.agentId : event.agentId;
+      if (agentId !== "main" && payload.agent_id === undefined) payload.agent_id = agentId;
+      return payload;
+    },
+    decode: (output, event) => decodeClaude(id, tools, output, event),
+    blockedBy: (stderr, event) => exitTwo(stderr.trim(), event),
+    plainText: (text, event) => (STDOUT_IS_CONTEXT.has(event.kind) ? { additionalContext: [text] } : {}),
+  };
+}
+
+export const claudeDialect = claudeFamily("claude", CLAUDE_TOOLS);
+export const qwenDialect = claudeFamily("qwen", QWEN_TOOLS);
+
+/** PostToolUse runs after a success, PostToolUseFailure after a failure. */
+function ruleAccepts(rule: HookRule, event: HookEvent): boolean {
+  if (rule.only === undefined || event.kind !== "post_tool_execution") return true;
+  return rule.only === (event.result.error ? "failure" : "success");
+}
+
+function eventFields(
+  tools: Record<string, DialectTool>,
+  event: HookEvent,
+  session: HookSessionFacts,
+  rule: HookRule,
+): Record<string, unknown> {
+  switch (event.kind) {
+    case "pre_tool_execution":
+    case "permission_request":
+      return toolFields(tools, event.call, session);
+    case "post_tool_execution": {
+      const base = toolFields(tools, event.call, session);
       const { result } = event;
-      payload.tool_response = {
+      const response: Record<string, unknown> = {
         success: !result.error,
         output: result.text,
         ...(result.error ? { error: result.text } : {}),
         metadata: result.metadata,
       };
+      // Claude Code's Bash result carries stdout and stderr
+      if (event.call.name === "run_command") Object.assign(response, { stdout: result.text, stderr: "" });
+      // PostToolUseFailure reads `error` and `is_interrupt`
+      const failure =
+        rule.only === "failure" ? { error: result.text, is_interrupt: result.errorCode === "aborted" } : {};
+      return { ...base, tool_response: response, ...failure };
     }
-    return payload;
-  },
-  decode(output, event) {
-    const specific = isRecord(output.hookSpecificOutput) ? output.hookSpecificOutput : {};
-    const verdict: HandlerVerdict = {};
-    const context = [stringOrUndefined(specific.additionalContext)];
-    if (event.kind === "post_tool_execution") {
-      // PostToolUse: `decision: "block"` feeds its reason to the model; nothing can be undone.
-      if (output.decision === "block") context.push(stringOrUndefined(output.reason));
-      return withContext(verdict, context);
-    }
-    const permission = PERMISSION[String(specific.permissionDecision)];
-    const legacy = LEGACY_DECISION[String(output.decision)];
-    if (permission) {
-      verdict.verdict = permission;
-      verdict.reason = stringOrUndefined(specific.permissionDecisionReason);
-    } else if (legacy) {
-      verdict.verdict = legacy;
-      verdict.reason = stringOrUndefined(output.reason);
-    }
-    if (output.continue === false) {
-      verdict.verdict = "deny";
-      verdict.reason = stringOrUndefined(output.stopReason) ?? verdict.reason ?? "the hook asked to stop";
-    }
-    if (isRecord(specific.updatedInput)) {
-      verdict.args = argsFromDialect(CLAUDE_TOOLS[event.call.name], specific.updatedInput);
-    }
-    return withContext(verdict, context);
-  },
-  blockedBy: (stderr, event) =>
-    event.kind === "pre_tool_execution"
-      ? { verdict: "deny", reason: stderr.trim() || "blocked by a hook (exit code 2)" }
-      : withContext({}, [stderr.trim()]),
-};
-
-export function withContext(verdict: HandlerVerdict, context: (string | undefined)[]): HandlerVerdict {
-  const texts = context.filter((text): text is string => Boolean(text));
-  return texts.length > 0 ? { ...verdict, additionalContext: texts } : verdict;
+    default:
+      return lifecycleFields(event);
+  }
 }
 
-const CLAUDE_EVENT_KEYS: Record<string, { event: string; only?: "success" | "failure" }> = {
-  PostToolUse: { event: "PostToolUse", only: "success" },
-  PostToolUseFailure: { event: "PostToolUse", only: "failure" },
-};
-const CLAUDE_HANDLER_FIELDS = ["statusMessage", "once", "async", "shell", "allowedEnvVars"];
+function decodeClaude(
+  id: "claude" | "qwen",
+  tools: Record<string, DialectTool>,
+  output: Record<string, unknown>,
+  event: HookEvent,
+): HandlerVerdict {
+  const specific = isObject(output.hookSpecificOutput) ? output.hookSpecificOutput : {};
+  const reason = stringOrUndefined(output.reason);
+  const common = commonFields(output, reason);
+  const context = [stringOrUndefined(specific.additionalContext)];
+  switch (event.kind) {
+    case "pre_tool_execution": {
+      const verdict: HandlerVerdict = { ...common, ...preToolDecision(id, output, specific) };
+      // continue: false stops the run; the call itself does not run either
+      if (common.stop) Object.assign(verdict, { verdict: "deny", reason: common.stop });
+      if (isObject(specific.updatedInput) && verdict.verdict !== "deny")
+        Object.assign(verdict, rewriteFrom(tools, event.call, specific.updatedInput));
+      return withContext(verdict, context);
+    }
+    case "post_tool_execution":
+      // decision "block" feeds its reason to the model; nothing can be undone
+      return withContext(common, [...context, output.decision === "block" ? reason : undefined]);
+    case "permission_request":
+      return { ...common, ...permissionAnswer(specific.decision) };
+    case "user_prompt_submit":
+    case "stop":
+    case "subagent_stop":
+    case "pre_compact":
+      return withContext(
+        output.decision === "block" ? { ...common, block: reason ?? "blocked by a hook" } : common,
+        context,
+      );
+    case "session_start":
+    case "subagent_start":
+      return withContext(common, context);
+    default:
+      return common;
+  }
+}
 
-/** The `hooks` section of `.claude/settings.json` (timeouts in seconds, default 600). */
-export function parseClaudeSettingsHooks(
-  raw: unknown,
-  file: string,
-  workspaceRoot: string,
-  problems: HookProblem[],
-): HookGroup[] {
-  if (!isRecord(raw) || raw.hooks === undefined) return [];
-  const name = `claude:${path.relative(workspaceRoot, file)}`;
-  const ctx: ParseContext = {
-    file,
-    dialect: "claude",
-    workspaceRoot,
-    problems,
-    timeoutUnitMs: 1000,
-    defaultTimeoutMs: 600_000,
-    extraHandlerFields: CLAUDE_HANDLER_FIELDS,
+function preToolDecision(
+  id: "claude" | "qwen",
+  output: Record<string, unknown>,
+  specific: Record<string, unknown>,
+): Pick<HandlerVerdict, "verdict" | "reason"> {
+  const permission = PERMISSION[String(specific.permissionDecision)];
+  if (permission)
+    return { verdict: permission, reason: stringOrUndefined(specific.permissionDecisionReason) };
+  const legacy = (id === "qwen" ? QWEN_DECISION : LEGACY_DECISION)[String(output.decision)];
+  if (legacy) return { verdict: legacy, reason: stringOrUndefined(output.reason) };
+  return {};
+}
+
+/** PermissionRequest's `hookSpecificOutput.decision`: `{ behavior: "allow" | "deny", message, interrupt }`. */
+export function permissionAnswer(value: unknown): Pick<HandlerVerdict, "permission"> {
+  if (!isObject(value) || (value.behavior !== "allow" && value.behavior !== "deny")) return {};
+  return {
+    permission: {
+      behavior: value.behavior,
+      ...(stringOrUndefined(value.message) ? { message: value.message as string } : {}),
+      ...(value.interrupt === true ? { interrupt: true } : {}),
+    },
   };
-  if (!isRecord(raw.hooks)) {
-    problems.push(warning(file, "hooks", "must be an object of events; ignored"));
-    return [];
+}
+
+/** Exit code 2, by event: Claude Code's table of what its stderr does. */
+function exitTwo(stderr: string, event: HookEvent): HandlerVerdict {
+  switch (event.kind) {
+    case "pre_tool_execution":
+      return { verdict: "deny", reason: stderr || "blocked by a hook (exit code 2)" };
+    case "post_tool_execution":
+      return withContext({}, [stderr]);
+    case "permission_request":
+      return { permission: { behavior: "deny", message: stderr || "denied by a hook (exit code 2)" } };
+    case "user_prompt_submit":
+    case "stop":
+    case "subagent_stop":
+    case "pre_compact":
+      return { block: stderr || "blocked by a hook (exit code 2)" };
+    default:
+      // the rest show stderr to the user only
+      return stderr ? { systemMessage: stderr } : {};
   }
-  const enabled = raw.disableAllHooks !== true;
-  const group: HookGroup = { name, file, dialect: "claude", enabled, failClosed: false, rules: [] };
-  for (const [key, value] of Object.entries(raw.hooks)) {
-    const mapped = CLAUDE_EVENT_KEYS[key];
-    const event = eventFor(ctx, mapped?.event ?? key, `hooks.${key}`);
-    if (event) group.rules.push(...parseRules(ctx, value, `hooks.${key}`, event, { only: mapped?.only }));
-  }
-  return [group];
 }

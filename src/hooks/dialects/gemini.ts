@@ -1,24 +1,22 @@
-import path from "node:path";
 import type { Verdict } from "../../tools/gates.js";
-import type { HookEventName } from "../events.js";
+import type { HookEvent, HookSessionFacts } from "../events.js";
 import {
-  eventFor,
-  type HookGroup,
-  type HookProblem,
-  isRecord,
-  type ParseContext,
-  parseRules,
-  warning,
-} from "../rules.js";
-import { withContext } from "./claude.js";
-import type { HandlerVerdict, HookDialect } from "./dialect.js";
-import { stringOrUndefined } from "./dialect.js";
-import { argsFromDialect, argsToDialect, GEMINI_TOOLS, sharedToolPayload } from "./tool-map.js";
+  commonFields,
+  type HandlerVerdict,
+  type HookDialect,
+  isObject,
+  llmRequest,
+  llmResponse,
+  matchNamesIn,
+  rewriteFrom,
+  stringOrUndefined,
+  textOfLlmResponse,
+  toolConfigOf,
+  toolFields,
+  withContext,
+} from "./dialect.js";
+import { GEMINI_TOOLS } from "./tool-tables.js";
 
-const EVENT_NAMES: Partial<Record<HookEventName, string>> = {
-  pre_tool_execution: "BeforeTool",
-  post_tool_execution: "AfterTool",
-};
 const DECISIONS: Record<string, Verdict> = {
   allow: "allow",
   approve: "allow",
@@ -26,99 +24,150 @@ const DECISIONS: Record<string, Verdict> = {
   block: "deny",
   ask: "ask",
 };
+/** Events whose hooks Gemini CLI only lets advise: `decision` and `continue` are ignored there. */
+const ADVISORY = new Set<HookEvent["kind"]>([
+  "session_start",
+  "session_end",
+  "notification",
+  "pre_compact",
+  "post_compact",
+  "before_tool_selection",
+]);
 
 /** Gemini CLI's hook contract, so a script written for Gemini CLI runs unchanged. */
 export const geminiDialect: HookDialect = {
   id: "gemini",
   exitTwoBlocks: true,
-  plainTextIsFailure: true,
-  matchNames: (call) => ({
-    gantryNames: [call.name, ...call.aliases],
-    dialectName: GEMINI_TOOLS[call.name]?.name,
-  }),
-  encode(event, session) {
+  matchNames: (call) => matchNamesIn(GEMINI_TOOLS, call),
+  // Gemini CLI starts sessions on startup, resume and /clear, never after a compression, and notifies
+  // of permission questions only
+  accepts: (_rule, event) =>
+    !(event.kind === "session_start" && event.source === "compact") &&
+    !(event.kind === "notification" && event.notificationType !== "permission_prompt"),
+  encode(event, session, rule) {
     const payload: Record<string, unknown> = {
-      ...sharedToolPayload(GEMINI_TOOLS, EVENT_NAMES[event.kind], event, session),
+      session_id: session.sessionId,
+      transcript_path: session.transcriptPath,
+      cwd: session.workspaceRoot,
+      hook_event_name: rule.key,
       timestamp: new Date().toISOString(),
+      ...eventFields(event, session),
     };
-    if (event.kind === "post_tool_execution") {
+    const agentId = "call" in event ? event.call.agentId : event.agentId;
+    if (agentId !== "main") payload.agent_id = agentId;
+    return payload;
+  },
+  decode(output, event) {
+    const specific = isObject(output.hookSpecificOutput) ? output.hookSpecificOutput : {};
+    const decision = DECISIONS[String(output.decision)];
+    const reason = stringOrUndefined(output.reason);
+    const common = commonFields(output, reason);
+    if (ADVISORY.has(event.kind)) {
+      const advice: HandlerVerdict = {
+        ...(common.systemMessage ? { systemMessage: common.systemMessage } : {}),
+      };
+      if (event.kind === "before_tool_selection") return { ...advice, ...toolConfigOf(specific.toolConfig) };
+      return withContext(
+        advice,
+        event.kind === "session_start" ? [stringOrUndefined(specific.additionalContext)] : [],
+      );
+    }
+    return decodeFlow(event, common, specific, decision, reason);
+  },
+  blockedBy(stderr, event) {
+    const reason = stderr.trim() || "blocked by a hook (exit code 2)";
+    if (event.kind === "pre_tool_execution") return { verdict: "deny", reason };
+    if (ADVISORY.has(event.kind) || event.kind === "permission_request") return {};
+    // AfterTool: the result is hidden; BeforeAgent, AfterAgent (a retry), Before/AfterModel: the turn
+    return { block: reason };
+  },
+  plainText: (text) => ({
+    failure: `unrecognised output (Gemini CLI hooks must print only JSON): ${JSON.stringify(text.slice(0, 80))}`,
+  }),
+};
+
+function decodeFlow(
+  event: HookEvent,
+  common: HandlerVerdict,
+  specific: Record<string, unknown>,
+  decision: Verdict | undefined,
+  reason: string | undefined,
+): HandlerVerdict {
+  const context = [stringOrUndefined(specific.additionalContext)];
+  const blocked = decision === "deny" ? { block: reason ?? "blocked by a hook" } : {};
+  switch (event.kind) {
+    case "pre_tool_execution": {
+      const verdict: HandlerVerdict = { ...common, ...(decision ? { verdict: decision, reason } : {}) };
+      if (common.stop) Object.assign(verdict, { verdict: "deny", reason: common.stop });
+      if (isObject(specific.tool_input) && verdict.verdict !== "deny")
+        Object.assign(verdict, rewriteFrom(GEMINI_TOOLS, event.call, specific.tool_input));
+      return withContext(verdict, context);
+    }
+    case "post_tool_execution":
+    case "user_prompt_submit":
+    case "stop":
+    case "subagent_stop":
+      return withContext({ ...common, ...blocked }, context);
+    case "before_model": {
+      const response = textOfLlmResponse(specific.llm_response);
+      return { ...common, ...blocked, ...(response !== undefined ? { response } : {}) };
+    }
+    case "after_model": {
+      const response = textOfLlmResponse(specific.llm_response);
+      return { ...common, ...blocked, ...(response !== undefined ? { response } : {}) };
+    }
+    default:
+      return common;
+  }
+}
+
+function eventFields(event: HookEvent, session: HookSessionFacts): Record<string, unknown> {
+  switch (event.kind) {
+    case "pre_tool_execution":
+    case "permission_request": {
+      const { tool_use_id: _id, ...fields } = toolFields(GEMINI_TOOLS, event.call, session);
+      return fields;
+    }
+    case "post_tool_execution": {
+      const { tool_use_id: _id, ...fields } = toolFields(GEMINI_TOOLS, event.call, session);
       const { result } = event;
-      payload.tool_response = {
+      const response = {
         llmContent: result.text,
         returnDisplay: result.text,
         ...(result.error ? { error: { message: result.text, type: result.errorCode } } : {}),
       };
+      return { ...fields, tool_response: response };
     }
-    return payload;
-  },
-  decode(output, event, session) {
-    const specific = isRecord(output.hookSpecificOutput) ? output.hookSpecificOutput : {};
-    const decision = DECISIONS[String(output.decision)];
-    const reason = stringOrUndefined(output.reason);
-    const context = [stringOrUndefined(specific.additionalContext)];
-    if (event.kind === "post_tool_execution") {
-      // AfterTool's deny hides the result in Gemini CLI; here the call already ran, so the reason is context.
-      if (decision === "deny") context.push(reason);
-      return withContext({}, context);
-    }
-    const verdict: HandlerVerdict = decision ? { verdict: decision, reason } : {};
-    if (output.continue === false) {
-      verdict.verdict = "deny";
-      verdict.reason = stringOrUndefined(output.stopReason) ?? reason ?? "the hook asked to stop";
-    }
-    if (isRecord(specific.tool_input)) {
-      const tool = GEMINI_TOOLS[event.call.name];
-      const merged = {
-        ...argsToDialect(tool, event.call.args, session.workspaceRoot),
-        ...specific.tool_input,
+    case "user_prompt_submit":
+      return { prompt: event.prompt };
+    case "stop":
+      return {
+        prompt: event.prompt,
+        prompt_response: event.lastAssistantMessage,
+        stop_hook_active: event.stopHookActive,
       };
-      verdict.args = argsFromDialect(tool, merged);
-    }
-    return withContext(verdict, context);
-  },
-  blockedBy: (stderr, event) =>
-    event.kind === "pre_tool_execution"
-      ? { verdict: "deny", reason: stderr.trim() || "blocked by a hook (exit code 2)" }
-      : withContext({}, [stderr.trim()]),
-};
-
-/** The `hooks` section of `.gemini/settings.json` (timeouts in milliseconds, default 60,000). */
-export function parseGeminiSettingsHooks(
-  raw: unknown,
-  file: string,
-  workspaceRoot: string,
-  problems: HookProblem[],
-): HookGroup[] {
-  if (!isRecord(raw) || raw.hooks === undefined) return [];
-  const ctx: ParseContext = {
-    file,
-    dialect: "gemini",
-    workspaceRoot,
-    problems,
-    timeoutUnitMs: 1,
-    defaultTimeoutMs: 60_000,
-    extraHandlerFields: [],
-  };
-  if (!isRecord(raw.hooks)) {
-    problems.push(warning(file, "hooks", "must be an object of events; ignored"));
-    return [];
+    case "subagent_stop":
+      return { prompt_response: event.lastAssistantMessage, stop_hook_active: event.stopHookActive };
+    case "subagent_start":
+      return { agent_type: event.agentType };
+    case "session_start":
+      return { source: event.source };
+    case "session_end":
+      return { reason: event.reason };
+    case "pre_compact":
+    case "post_compact":
+      return { trigger: event.trigger };
+    case "notification":
+      return {
+        notification_type:
+          event.notificationType === "permission_prompt" ? "ToolPermission" : event.notificationType,
+        message: event.message,
+        details: event.toolName ? { tool_name: event.toolName } : {},
+      };
+    case "before_model":
+    case "before_tool_selection":
+      return { llm_request: llmRequest(event) };
+    case "after_model":
+      return { llm_request: llmRequest(event), llm_response: llmResponse(event.responseText) };
   }
-  const settings = isRecord(raw.hooksConfig) ? raw.hooksConfig : {};
-  const disabled = new Set(Array.isArray(settings.disabled) ? settings.disabled.map(String) : []);
-  const enabled = settings.enabled !== false && raw.hooks.enabled !== false;
-  const name = `gemini:${path.relative(workspaceRoot, file)}`;
-  const group: HookGroup = { name, file, dialect: "gemini", enabled, failClosed: false, rules: [] };
-  for (const [key, value] of Object.entries(raw.hooks)) {
-    if (key === "enabled" || key === "disabled" || key === "notifications") continue;
-    const event = eventFor(ctx, key, `hooks.${key}`);
-    if (!event) continue;
-    for (const rule of parseRules(ctx, value, `hooks.${key}`, event, { ruleFields: ["sequential"] })) {
-      // hooksConfig.disabled lists hook names (or commands) the user switched off.
-      rule.handlers = rule.handlers.filter(
-        (h) => !disabled.has(h.name) && !(h.kind === "command" && disabled.has(h.command)),
-      );
-      group.rules.push(rule);
-    }
-  }
-  return [group];
 }

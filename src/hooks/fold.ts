@@ -1,0 +1,50 @@
+import { describeFailure, failClosedFor, type HookNotes, noteFor } from "./decide.js";
+import type { HandlerVerdict } from "./dialects/dialect.js";
+import type { PlannedHandler } from "./plan.js";
+
+/** What the hooks of one lifecycle event said, folded (first block, first stop, all context, in order). */
+export interface EventOutcome extends HookNotes {
+  /** The first block: the prompt refused, the agent sent on, the compaction or model turn stopped. */
+  block?: { source: string; reason: string };
+  context: string[];
+  /** permission_request: a deny anywhere wins over an allow. */
+  permission?: { behavior: "allow" | "deny"; source: string; message?: string; interrupt?: boolean };
+  /** before_model / after_model: the first hook's reply text. */
+  response?: string;
+  /** before_tool_selection: NONE wins; allowed names are the union of every hook's. */
+  toolConfig?: { none: boolean; allowed?: string[] };
+  /** Failures, one line each, named after the hook (logged). */
+  warnings: string[];
+}
+
+export function emptyOutcome(): EventOutcome {
+  return { messages: [], context: [], warnings: [] };
+}
+
+/** Folds one handler's verdict into the event's outcome; handlers fold in declaration order. */
+export function foldVerdict(outcome: EventOutcome, planned: PlannedHandler, verdict: HandlerVerdict): void {
+  const source = `hook ${planned.label}`;
+  if (verdict.failure !== undefined) {
+    const closed = failClosedFor(planned);
+    const report = { source, failure: verdict.failure, loud: verdict.loud === true, closed: false };
+    outcome.warnings.push(describeFailure(report, "event"));
+    // a strict gate on a permission question answers no rather than nothing
+    if (closed && planned.rule.event === "permission_request" && outcome.permission?.behavior !== "deny")
+      outcome.permission = { behavior: "deny", source, message: `the hook failed: ${verdict.failure}` };
+    return;
+  }
+  noteFor(outcome, source, verdict);
+  outcome.context.push(...(verdict.additionalContext ?? []));
+  if (verdict.block !== undefined && !outcome.block) outcome.block = { source, reason: verdict.block };
+  if (verdict.permission && outcome.permission?.behavior !== "deny")
+    outcome.permission = { ...verdict.permission, source };
+  if (verdict.response !== undefined && outcome.response === undefined) outcome.response = verdict.response;
+  if (verdict.toolConfig) foldToolConfig(outcome, verdict.toolConfig);
+}
+
+function foldToolConfig(outcome: EventOutcome, config: NonNullable<HandlerVerdict["toolConfig"]>): void {
+  const current = outcome.toolConfig ?? { none: false };
+  if (config.mode?.toUpperCase() === "NONE") current.none = true;
+  if (config.allowed) current.allowed = [...new Set([...(current.allowed ?? []), ...config.allowed])];
+  outcome.toolConfig = current;
+}

@@ -1,0 +1,161 @@
+import { randomUUID } from "node:crypto";
+import { fileDigest } from "../trust/digest.js";
+import { interpretBody, interpretExit } from "./decide.js";
+import type { HandlerVerdict } from "./dialects/dialect.js";
+import type { HookEvent, HookEventName, HookSessionFacts, SessionIdentity } from "./events.js";
+import { hasHandlersFor, type PlannedHandler, planHandlers } from "./plan.js";
+import type { HandlerConfig, HookConfig } from "./rules.js";
+import { runCommandHook } from "./run-command.js";
+import { expandHeaderValues, runHttpHook } from "./run-http.js";
+
+export interface HookRuntimeOptions {
+  config: HookConfig;
+  workspaceRoot: string;
+  sessionId?: string;
+  environmentId?: string;
+  transcriptPath?: string;
+  /** Read at each event; wins over `sessionId` and `transcriptPath` (see SessionIdentity). */
+  identity?: SessionIdentity;
+  /** The approval mode hooks are told (`permission_mode`), read at each event; default "default". */
+  approvalMode?: () => string | undefined;
+  /** Where failures and hooks' messages are reported, one line each; default: stderr, prefixed `gantry: `. */
+  log?: (line: string) => void;
+  /** The environment hooks run with (header values expand from it too); default: process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Bytes kept of each hook's stdout, stderr or response body; default 1 MiB. */
+  maxOutputBytes?: number;
+  killGraceMs?: number;
+}
+
+/** The session's hooks snapshot and the one way a handler runs: plan, spawn or POST, interpret. */
+export interface HookRuntime {
+  readonly config: HookConfig;
+  reload(config: HookConfig): void;
+  has(event: HookEventName): boolean;
+  plan(event: HookEvent): PlannedHandler[];
+  session(): HookSessionFacts;
+  /** Runs one handler for an event; `notes` are lines for the log (unset header variables). */
+  runHandler(
+    planned: PlannedHandler,
+    event: HookEvent,
+    signal: AbortSignal,
+  ): Promise<{ verdict: HandlerVerdict; notes: string[] }>;
+  log(line: string): void;
+}
+
+const ONE_MIB = 1024 * 1024;
+
+export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
+  let config = options.config;
+  const identity: SessionIdentity = options.identity ?? {
+    sessionId: options.sessionId ?? randomUUID(),
+    transcriptPath: options.transcriptPath ?? "",
+  };
+  const environmentId = options.environmentId ?? `env_${randomUUID().slice(0, 8)}`;
+  const log = options.log ?? ((line: string) => void process.stderr.write(`gantry: ${line}\n`));
+  const baseEnv = options.env ?? process.env;
+  const maxOutputBytes = options.maxOutputBytes ?? ONE_MIB;
+  const session = (): HookSessionFacts => ({
+    sessionId: identity.sessionId,
+    environmentId,
+    workspaceRoot: options.workspaceRoot,
+    transcriptPath: identity.transcriptPath,
+    approvalMode: options.approvalMode?.() ?? "default",
+  });
+  const hookEnvFor = (facts: HookSessionFacts): NodeJS.ProcessEnv => ({
+    ...baseEnv,
+    GANTRY_PROJECT_DIR: facts.workspaceRoot,
+    CLAUDE_PROJECT_DIR: facts.workspaceRoot,
+    GEMINI_PROJECT_DIR: facts.workspaceRoot,
+    QWEN_PROJECT_DIR: facts.workspaceRoot,
+    GEMINI_CWD: facts.workspaceRoot,
+    GEMINI_SESSION_ID: facts.sessionId,
+  });
+
+  async function runHandler(planned: PlannedHandler, event: HookEvent, signal: AbortSignal) {
+    const facts = session();
+    const payload = JSON.stringify(planned.dialect.encode(event, facts, planned.rule));
+    const { handler } = planned;
+    const notes: string[] = [];
+    const refused = handler.kind === "command" ? trustRefusal(handler) : undefined;
+    if (refused !== undefined) {
+      notes.push(`hook ${planned.label}: ${refused}`);
+      return { verdict: refusedVerdict(event, `hook ${planned.label}: ${refused}`), notes };
+    }
+    if (handler.kind === "command") {
+      const outcome = await runCommandHook({
+        command: handler.command,
+        input: payload,
+        cwd: facts.workspaceRoot,
+        env: hookEnvFor(facts),
+        timeoutMs: handler.timeoutMs,
+        maxOutputBytes,
+        signal,
+        killGraceMs: options.killGraceMs,
+      });
+      const verdict: HandlerVerdict = outcome.ok
+        ? interpretExit(planned.dialect, event, facts, outcome.exit)
+        : { failure: outcome.failure };
+      return { verdict, notes };
+    }
+    const { headers, missing } = expandHeaderValues(handler.headers, baseEnv, handler.allowedEnvVars);
+    const why = handler.allowedEnvVars ? "unset or not in allowedEnvVars" : "unset";
+    for (const name of missing)
+      notes.push(`hook ${planned.label}: header references ${name}, which is ${why}`);
+    const outcome = await runHttpHook({
+      url: handler.url,
+      headers,
+      body: payload,
+      timeoutMs: handler.timeoutMs,
+      maxBodyBytes: maxOutputBytes,
+      signal,
+    });
+    const verdict: HandlerVerdict = outcome.ok
+      ? interpretBody(planned.dialect, event, facts, outcome.body)
+      : { failure: outcome.failure };
+    return { verdict, notes };
+  }
+
+  return {
+    get config() {
+      return config;
+    },
+    reload(next) {
+      config = next;
+    },
+    has: (event) => hasHandlersFor(config, event),
+    plan: (event) => planHandlers(config, event),
+    session,
+    runHandler,
+    log,
+  };
+}
+
+/** Why trust forbids running this handler now: refused when loaded, or a script changed since. */
+function trustRefusal(handler: Extract<HandlerConfig, { kind: "command" }>): string | undefined {
+  if (handler.refusal !== undefined) return handler.refusal;
+  for (const script of handler.scripts ?? []) {
+    if (fileDigest(script.file) !== script.digest) {
+      return `the hook was not run: its script ${script.file} changed after this session trusted it; the call is denied (review the script, then run "gantry trust" and start a new session)`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A gate trust will not run fails closed whatever its group says, so nothing passes it: the call, the
+ * permission question or the prompt is refused. Where nothing would pass (context, a stop) it only fails.
+ */
+function refusedVerdict(event: HookEvent, reason: string): HandlerVerdict {
+  switch (event.kind) {
+    case "pre_tool_execution":
+      return { verdict: "deny", reason };
+    case "permission_request":
+      return { permission: { behavior: "deny", message: reason } };
+    case "user_prompt_submit":
+    case "before_model":
+      return { block: reason };
+    default:
+      return { failure: reason, loud: true };
+  }
+}

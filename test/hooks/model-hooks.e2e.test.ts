@@ -1,0 +1,132 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { RecordedRequest } from "../support/model-server.js";
+import { DIALECT_CASES, eventsNamed, type HookRun, runWithHooks } from "./dialect-cases.js";
+
+/** CLI runs spawn node and load the AI SDK: slow on a busy machine. */
+const E2E = { timeout: 120_000 };
+let run: HookRun | undefined;
+afterEach(async () => {
+  await run?.server.close();
+  await run?.ws.cleanup();
+  run = undefined;
+});
+
+const toolNames = (request: RecordedRequest) =>
+  ((request.body.tools as { function: { name: string } }[] | undefined) ?? []).map(
+    (tool) => tool.function.name,
+  );
+const llmResponse = (text: string) => ({
+  candidates: [{ content: { role: "model", parts: [text] }, finishReason: "STOP" }],
+});
+
+// Gemini CLI's model hooks, and the same moments under their native names in .agents/hooks.json
+const MODEL_DIALECTS = DIALECT_CASES.filter((dialect) => dialect.id === "gemini" || dialect.id === "native");
+/** How each answers with a reply or a tool configuration: Gemini inside hookSpecificOutput, native at the top. */
+const wrap = (id: string, fields: Record<string, unknown>) =>
+  id === "gemini" ? { hookSpecificOutput: fields } : fields;
+
+describe.each(MODEL_DIALECTS.map((dialect) => [dialect.id, dialect] as const))(
+  "%s model hooks",
+  (_id, dialect) => {
+    it("BeforeModel: a synthetic reply replaces the model call", E2E, async () => {
+      run = await runWithHooks({
+        dialect,
+        rules: {
+          before_model: [{ answer: wrap(dialect.id, { llm_response: llmResponse("CANNED ANSWER") }) }],
+        },
+        turns: [],
+      });
+      expect(run.code).toBe(0);
+      expect(run.requests()).toEqual([]);
+      expect(run.result()).toMatchObject({ result: "CANNED ANSWER" });
+      const [seen] = eventsNamed(run, dialect, "before_model");
+      expect(JSON.stringify(seen?.llm_request)).toContain("Do the task");
+    });
+
+    it("BeforeModel: a deny ends the run before the model is asked", E2E, async () => {
+      run = await runWithHooks({
+        dialect,
+        rules: { before_model: [{ answer: dialect.block("before_model", "model budget exhausted") }] },
+        turns: [],
+      });
+      expect(run.code).toBe(0);
+      expect(run.requests()).toEqual([]);
+      expect(run.result()).toMatchObject({ stop_reason: expect.stringContaining("model budget exhausted") });
+    });
+
+    it("AfterModel: the reply's text is replaced before anyone sees it", E2E, async () => {
+      run = await runWithHooks({
+        dialect,
+        extra: ["--output-format", "stream-json"],
+        rules: {
+          after_model: [
+            { answer: wrap(dialect.id, { llm_response: llmResponse("the password is [REDACTED]") }) },
+          ],
+        },
+        turns: [{ text: "the password is hunter2" }],
+      });
+      expect(run.code).toBe(0);
+      expect(run.stdout).not.toContain("hunter2");
+      expect(run.result()).toMatchObject({ result: "the password is [REDACTED]" });
+      const [seen] = eventsNamed(run, dialect, "after_model");
+      expect(JSON.stringify(seen?.llm_response)).toContain("hunter2");
+    });
+
+    it("AfterModel: a deny discards the reply and ends the run", E2E, async () => {
+      run = await runWithHooks({
+        dialect,
+        rules: { after_model: [{ answer: dialect.block("after_model", "PII in the reply") }] },
+        turns: [{ text: "SSN 000-00-0000" }],
+      });
+      expect(run.code).toBe(0);
+      expect(run.stdout).not.toContain("000-00-0000");
+      expect(run.result()).toMatchObject({ stop_reason: expect.stringContaining("PII in the reply") });
+    });
+
+    it(
+      "BeforeToolSelection: NONE declares no tools; allowedFunctionNames narrows them (Gemini names count)",
+      E2E,
+      async () => {
+        run = await runWithHooks({
+          dialect,
+          rules: {
+            before_tool_selection: [{ answer: wrap(dialect.id, { toolConfig: { mode: "NONE" } }) }],
+          },
+          turns: [
+            {
+              text: "no tools",
+              expect: (request) => {
+                if (toolNames(request).length > 0)
+                  throw new Error(`tools declared: ${toolNames(request).join(",")}`);
+              },
+            },
+          ],
+        });
+        expect(run.code).toBe(0);
+        run.server.assertDone();
+        await run.server.close();
+        await run.ws.cleanup();
+        run = await runWithHooks({
+          dialect,
+          rules: {
+            before_tool_selection: [
+              {
+                answer: wrap(dialect.id, {
+                  toolConfig: { mode: "AUTO", allowedFunctionNames: ["read_file", "glob"] },
+                }),
+              },
+            ],
+          },
+          turns: [
+            {
+              text: "two tools",
+              expect: (request) => expect(toolNames(request).sort()).toEqual(["find_by_name", "view_file"]),
+            },
+          ],
+        });
+        expect(run.code).toBe(0);
+        run.server.assertDone();
+      },
+    );
+  },
+);
