@@ -36,6 +36,8 @@ export interface LoopRun {
   stopHookActive: boolean;
   /** Calls the model client cut off (arguments past the limit), by call id: answered with this error, never run. */
   refusedCalls: Map<string, string>;
+  /** A tool call's hook ended the run (`continue: false`): the turn's later calls do not start. */
+  stopRequested: string | undefined;
 }
 
 export function append(run: LoopRun, message: ConversationMessage): void {

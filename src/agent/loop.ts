@@ -122,6 +122,7 @@ function startRun(
     stopBlocks: 0,
     stopHookActive: false,
     refusedCalls: new Map(),
+    stopRequested: undefined,
   };
 }
 
@@ -261,9 +262,12 @@ async function runOneCall(run: LoopRun, call: ToolCallRecord, turn: number): Pro
     run.refusedCalls.delete(call.callId);
     return errorResult("too_large", refused);
   }
+  // a hook ended the run (continue: false) at an earlier call of this turn: the ones after it do not start
+  const stopped = run.stopRequested;
+  if (stopped !== undefined) return errorResult("aborted", `${call.name} was not started: ${stopped}.`);
   const allowTool = run.options.allowTool;
   try {
-    return await run.pipeline.run(
+    const result = await run.pipeline.run(
       { name: call.name, args: call.args, callId: call.callId },
       {
         signal: run.signal,
@@ -272,6 +276,8 @@ async function runOneCall(run: LoopRun, call: ToolCallRecord, turn: number): Pro
         onUpdate: (partial) => run.emit({ type: "tool_update", turn, callId: call.callId, partial }),
       },
     );
+    run.stopRequested ??= stopRequestedBy([result]);
+    return result;
   } catch (cause) {
     return errorResult("execution_failed", `${call.name} failed: ${(cause as Error).message}`);
   }

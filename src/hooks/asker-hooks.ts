@@ -11,7 +11,7 @@ export type ToolNamesLookup = (name: string) => { name: string; aliases: readonl
  * Notification hooks hear that a permission question is waiting (they are not waited for).
  */
 export function withPermissionHooks(asker: Asker, hooks: SessionHooks, lookup: ToolNamesLookup): Asker {
-  if (!hooks.has("permission_request") && !hooks.has("notification")) return asker;
+  // always wrapped, and asked at each question: /reload-hooks may add such hooks mid-session
   return {
     kind: asker.kind,
     askQuestions: (questions, signal) => asker.askQuestions(questions, signal),

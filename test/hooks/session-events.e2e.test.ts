@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { runGantry } from "../support/cli.js";
 import { type ModelServer, type RecordedRequest, startModelServer } from "../support/model-server.js";
@@ -106,6 +106,35 @@ describe("session events of Claude Code hooks, end to end", () => {
       expect(run.stderr).toContain("changelog checked");
     },
   );
+
+  it("PostToolUse continue false: the turn's later calls do not start and the run ends", E2E, async () => {
+    ws = await createTempWorkspace({
+      ".claude/settings.json": JSON.stringify({
+        hooks: {
+          PostToolUse: [
+            {
+              matcher: "Bash",
+              hooks: [{ type: "command", command: `echo '{"continue":false,"stopReason":"one is enough"}'` }],
+            },
+          ],
+        },
+      }),
+    });
+    const touch = (file: string) => ({
+      name: "run_command",
+      args: { CommandLine: `touch ${file}`, Cwd: ".", WaitMsBeforeAsync: 10_000 },
+    });
+    server = await startModelServer([{ toolCalls: [touch("first.txt"), touch("second.txt")] }]);
+    const run = await gantry(["-p", "touch both", "--approval-mode", "yolo", "--output-format", "json"]);
+    expect(run.code).toBe(0);
+    server.assertDone();
+    expect(existsSync(`${ws.root}/first.txt`)).toBe(true);
+    expect(existsSync(`${ws.root}/second.txt`)).toBe(false);
+    expect(run.stderr).toContain("stopped the agent: one is enough");
+    expect(JSON.parse(run.stdout.trim())).toMatchObject({
+      stop_reason: expect.stringContaining("one is enough"),
+    });
+  });
 
   it("a Stop hook that always blocks is cut off after 8 times in a row", E2E, async () => {
     ws = await createTempWorkspace({

@@ -93,8 +93,10 @@ function eventFields(
         ...(result.error ? { error: result.text } : {}),
         metadata: result.metadata,
       };
-      // Claude Code's Bash result carries stdout and stderr
+      // Claude Code's Bash result carries stdout and stderr, its Write and Edit results the file's path
       if (event.call.name === "run_command") Object.assign(response, { stdout: result.text, stderr: "" });
+      const written = (base.tool_input as Record<string, unknown>).file_path;
+      if (typeof written === "string" && event.call.name !== "view_file") response.filePath = written;
       // PostToolUseFailure reads `error` and `is_interrupt`
       const failure =
         rule.only === "failure" ? { error: result.text, is_interrupt: result.errorCode === "aborted" } : {};

@@ -13,6 +13,7 @@ import {
   textOfLlmResponse,
   toolConfigOf,
   toolFields,
+  unrecognisedOutput,
   withContext,
 } from "./dialect.js";
 import { GEMINI_TOOLS } from "./tool-tables.js";
@@ -81,9 +82,7 @@ export const geminiDialect: HookDialect = {
     // AfterTool: the result is hidden; BeforeAgent, AfterAgent (a retry), Before/AfterModel: the turn
     return { block: reason };
   },
-  plainText: (text) => ({
-    failure: `unrecognised output (Gemini CLI hooks must print only JSON): ${JSON.stringify(text.slice(0, 80))}`,
-  }),
+  plainText: unrecognisedOutput,
 };
 
 function decodeFlow(

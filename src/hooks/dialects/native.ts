@@ -8,6 +8,7 @@ import {
   stringOrUndefined,
   textOfLlmResponse,
   toolConfigOf,
+  unrecognisedOutput,
   withContext,
 } from "./dialect.js";
 import { argsToDialect } from "./tool-map.js";
@@ -74,9 +75,7 @@ export const nativeDialect: HookDialect = {
     return withResponse(verdict, output, event);
   },
   blockedBy: () => ({}),
-  plainText: (text) => ({
-    failure: `unrecognised output: ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)}`,
-  }),
+  plainText: unrecognisedOutput,
 };
 
 function withResponse(
