@@ -142,6 +142,8 @@ export function createSubagentHost(deps: SubagentHostDeps): SubagentHost {
     },
     definitionModel(definition) {
       if (!definition?.model || !definition.untrusted) return definition?.model;
+      // a tier stays with the parent's provider (or the user's subagents.models): no provider switch
+      if (isModelTier(definition.model)) return definition.model;
       const parent = host.binding?.model.id;
       if (parent !== undefined && providerOf(parent) === providerOf(definition.model))
         return definition.model;

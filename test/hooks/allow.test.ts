@@ -71,6 +71,7 @@ async function open(files: Record<string, string>, approvalMode: ApprovalMode = 
     home: ws.home,
     approvalMode,
     requireReadBeforeEdit: false,
+    trust: true,
   });
   return session;
 }

@@ -226,6 +226,8 @@ export async function runWithHooks(options: HookRunOptions): Promise<HookRun> {
       ws.root,
       "--output-format",
       "json",
+      // the hooks are the workspace's: they run once the folder is trusted
+      "--trust",
       ...(options.extra ?? []),
     ],
     { env: { HOME: ws.home, OPENAI_API_KEY: "test-key", GANTRY_RETRY_BASE_MS: "0" }, timeoutMs: 60_000 },

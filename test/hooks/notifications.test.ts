@@ -53,7 +53,13 @@ describe("Notification hooks hear that a permission question waits for a person"
   ] as const)("%s", async (dialect, expected) => {
     ws = await createTempWorkspace(FILES[dialect]);
     const asker = createCallbackAsker({ onPermission: () => ({ choice: "once" }) });
-    session = createGantrySession({ workspace: ws.root, home: ws.home, approvalMode: "default", asker });
+    session = createGantrySession({
+      workspace: ws.root,
+      home: ws.home,
+      trust: true,
+      approvalMode: "default",
+      asker,
+    });
     expect((await session.pipeline.run(command)).error).toBe(false);
     await session.dispose();
     expect(await notified()).toEqual([expect.objectContaining(expected)]);
@@ -61,7 +67,12 @@ describe("Notification hooks hear that a permission question waits for a person"
 
   it("not when nobody could be asked (headless): the question is denied at once", async () => {
     ws = await createTempWorkspace(FILES.claude);
-    session = createGantrySession({ workspace: ws.root, home: ws.home, approvalMode: "default" });
+    session = createGantrySession({
+      workspace: ws.root,
+      home: ws.home,
+      trust: true,
+      approvalMode: "default",
+    });
     expect((await session.pipeline.run(command)).errorCode).toBe("denied");
     await session.dispose();
     expect(await notified()).toEqual([]);
@@ -71,7 +82,7 @@ describe("Notification hooks hear that a permission question waits for a person"
 /** The session events of an interactive session whose prompt counts as idle after 50 ms. */
 async function idleSessionEvents(files: Record<string, string>) {
   ws = await createTempWorkspace(files);
-  session = createGantrySession({ workspace: ws.root, home: ws.home });
+  session = createGantrySession({ workspace: ws.root, home: ws.home, trust: true });
   return createSessionEvents({ hooks: session.hooks, model: () => "m", interactive: true, idleSeconds: 0.05 });
 }
 

@@ -206,6 +206,7 @@ describe("seed 002 examples end to end (gantry -p, the scripted model)", () => {
         model?.baseUrl("openai") ?? "",
         "--workspace",
         ws.root,
+        "--trust",
       ],
       { env: { HOME: ws.home, OPENAI_API_KEY: "k" }, timeoutMs: 60_000 },
     );

@@ -15,8 +15,9 @@ afterEach(async () => {
   ws = undefined;
 });
 
+// the log lies beside the workspace: a workspace file a hook command names is pinned by trust as a script
 const record = (file = "events.jsonl") =>
-  `cat >> "$GANTRY_PROJECT_DIR/${file}"; echo >> "$GANTRY_PROJECT_DIR/${file}"`;
+  `cat >> "$GANTRY_PROJECT_DIR/../${file}"; echo >> "$GANTRY_PROJECT_DIR/../${file}"`;
 const claudeHooks = (hooks: Record<string, string>) =>
   JSON.stringify({
     hooks: Object.fromEntries(
@@ -24,7 +25,7 @@ const claudeHooks = (hooks: Record<string, string>) =>
     ),
   });
 const events = () =>
-  readFileSync(`${ws?.root}/events.jsonl`, "utf8")
+  readFileSync(`${ws?.parent}/events.jsonl`, "utf8")
     .trim()
     .split("\n")
     .map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -35,7 +36,16 @@ const sees = (text: string) => (request: RecordedRequest) => {
 function gantry(args: string[], input?: string) {
   if (!server || !ws) throw new Error("start the server and the workspace first");
   return runGantry(
-    [...args, "--model", "openai:test-model", "--base-url", server.baseUrl("openai"), "--workspace", ws.root],
+    [
+      ...args,
+      "--model",
+      "openai:test-model",
+      "--base-url",
+      server.baseUrl("openai"),
+      "--workspace",
+      ws.root,
+      "--trust",
+    ],
     {
       env: { HOME: ws.home, OPENAI_API_KEY: "test-key" },
       timeoutMs: 60_000,

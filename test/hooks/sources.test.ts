@@ -1,6 +1,8 @@
+import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { createGantrySession } from "../../src/gantry.js";
 import { hookSources, loadHookConfig } from "../../src/hooks/config.js";
 import { runGantry } from "../support/cli.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
@@ -59,6 +61,24 @@ describe("hook sources: every harness's files, home and workspace", () => {
       "Denied by hook qwen:~/.qwen/settings.json: qwen home says no",
     );
     expect(loadHookConfig(ws.root, ws.home).groups.map((g) => g.scope)).toEqual(["home", "home", "home"]);
+  });
+});
+
+describe("workspace trust holds for the new sources", () => {
+  it("an untrusted workspace's .qwen/settings.json never runs; the user's ~/.qwen/settings.json does", async () => {
+    ws = await createTempWorkspace();
+    const marker = (name: string) => path.join(ws.parent, name);
+    await ws.write(".qwen/settings.json", hooksOf("PreToolUse", "", `touch ${marker("PWNED")}`));
+    await writeHome(".qwen/settings.json", hooksOf("PreToolUse", "", `touch ${marker("USER-HOOK-RAN")}`));
+    const session = createGantrySession({ workspace: ws.root, home: ws.home });
+    try {
+      await session.pipeline.run({ name: "list_dir", args: { DirectoryPath: "." } });
+    } finally {
+      await session.dispose();
+    }
+    expect(existsSync(marker("PWNED"))).toBe(false);
+    expect(existsSync(marker("USER-HOOK-RAN"))).toBe(true);
+    expect(session.configNotices().join("\n")).toContain(".qwen/settings.json");
   });
 });
 
@@ -167,7 +187,9 @@ describe("gantry hooks check", () => {
       ".gemini/settings.json": hooksOf("BeforeModel", "", "true"),
       ".qwen/settings.json": hooksOf("PreToolUse", "run_shell_command", "true"),
     });
-    const run = await runGantry(["hooks", "check", "--workspace", ws.root], { env: { HOME: ws.home } });
+    const run = await runGantry(["hooks", "check", "--workspace", ws.root, "--trust"], {
+      env: { HOME: ws.home },
+    });
     expect(run.stdout).toContain(`found   ${ws.root}/.qwen/settings.json (qwen) [workspace]`);
     expect(run.stdout).toContain(`  SessionStart (session_start): fires  [${ws.root}/.claude/settings.json]`);
     expect(run.stdout).toContain(`  Stop (stop): fires`);

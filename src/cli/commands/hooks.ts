@@ -27,7 +27,9 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
     const found = config.files.includes(source.file);
     const status = found ? fileTrust(source.file) : undefined;
     const ignored = status && !status.trusted ? `  IGNORED: ${status.why}` : "";
-    out.push(`  ${found ? "found  " : "absent "} ${source.file} (${source.dialect}) [${source.scope}]${ignored}`);
+    out.push(
+      `  ${found ? "found  " : "absent "} ${source.file} (${source.dialect})${ignored} [${source.scope}]`,
+    );
   }
   out.push("", ...describeEvents(config.events));
   for (const group of config.groups) out.push("", ...describeGroup(group));

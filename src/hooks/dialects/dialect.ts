@@ -196,5 +196,7 @@ export function lifecycleFields(event: Exclude<HookEvent, { call: unknown }>): R
 
 /** Stdout that is not a decision, where the harness wants JSON only (Gemini CLI, seed 002): a failure. */
 export function unrecognisedOutput(text: string): HandlerVerdict {
-  return { failure: `unrecognised output: ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)}` };
+  return {
+    failure: `unrecognised output: ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)}`,
+  };
 }
