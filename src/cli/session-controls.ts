@@ -2,6 +2,7 @@ import { applyCompaction, estimateTokens, summariseOlderTurns } from "../agent/c
 import type { Conversation, ConversationMessage } from "../agent/conversation.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { GantrySession } from "../gantry.js";
+import { compactionHooks } from "../hooks/loop-bridge.js";
 import type { ModelClient } from "../models/client.js";
 import {
   appendSessionWriter,
@@ -11,7 +12,6 @@ import {
   loadSession,
   type SessionWriter,
 } from "../session/jsonl.js";
-import { compactionHooks } from "../hooks/loop-bridge.js";
 import type { ToolDeclaration } from "../tools/registry.js";
 import type { AgentSession } from "./agent-session.js";
 import type { SessionEvents } from "./session-events.js";

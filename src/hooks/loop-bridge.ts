@@ -62,10 +62,7 @@ export function compactionHooks(
   const found: { -readonly [K in "beforeCompact" | "afterCompact"]?: LoopHooks[K] } = {};
   if (hooks.has("pre_compact"))
     found.beforeCompact = async (signal) => {
-      const outcome = await hooks.fire(
-        { kind: "pre_compact", agentId: agent.agentId, trigger },
-        signal,
-      );
+      const outcome = await hooks.fire({ kind: "pre_compact", agentId: agent.agentId, trigger }, signal);
       if (outcome.block)
         hooks.log(`${outcome.block.source} kept the conversation uncompacted: ${outcome.block.reason}`);
       return { skip: outcome.block !== undefined, instructions: outcome.context };

@@ -83,7 +83,12 @@ describe("Notification hooks hear that a permission question waits for a person"
 async function idleSessionEvents(files: Record<string, string>) {
   ws = await createTempWorkspace(files);
   session = createGantrySession({ workspace: ws.root, home: ws.home, trust: true });
-  return createSessionEvents({ hooks: session.hooks, model: () => "m", interactive: true, idleSeconds: 0.05 });
+  return createSessionEvents({
+    hooks: session.hooks,
+    model: () => "m",
+    interactive: true,
+    idleSeconds: 0.05,
+  });
 }
 
 /** Lets an idle timer fire and its hooks finish. */

@@ -77,6 +77,39 @@ describe("session events of Claude Code hooks, end to end", () => {
   );
 
   it(
+    "/clear ends the session (clear) and starts another (clear); /compact is a manual compaction",
+    E2E,
+    async () => {
+      ws = await createTempWorkspace({
+        ".claude/settings.json": claudeHooks({
+          SessionStart: record(),
+          SessionEnd: record(),
+          PreCompact: record(),
+          PostCompact: record(),
+        }),
+      });
+      server = await startModelServer([
+        { text: "one" },
+        { text: "two" },
+        { text: "SUMMARY of one and two" },
+        { text: "three" },
+      ]);
+      const run = await gantry([], "first\nsecond\n/compact\n/clear\nthird\n");
+      expect(run.code).toBe(0);
+      server.assertDone();
+      expect(events().map((e) => [e.hook_event_name, e.source ?? e.reason ?? e.trigger])).toEqual([
+        ["SessionStart", "startup"],
+        ["PreCompact", "manual"],
+        ["PostCompact", "manual"],
+        ["SessionStart", "compact"],
+        ["SessionEnd", "clear"],
+        ["SessionStart", "clear"],
+        ["SessionEnd", "prompt_input_exit"],
+      ]);
+    },
+  );
+
+  it(
     "UserPromptSubmit: plain stdout is context; exit 2 erases the prompt and tells the user",
     E2E,
     async () => {
