@@ -54,6 +54,8 @@ export const KEY_RULES: Readonly<Record<string, KeyRule>> = {
   "web.allowPrivateNetwork": { kind: "allowance" },
   "subagents.maxDepth": limit(2),
   "subagents.maxTurns": limit(50),
+  // subagents.models.* choose models (like `model`): unlisted, so only a trusted workspace sets them
+  "hooks.idleNotificationSeconds": { kind: "neutral" },
   maxTurns: limit(),
   model: { kind: "trusted" },
   baseUrl: { kind: "trusted" },
