@@ -12,6 +12,8 @@ import type { SessionIdentity } from "./hooks/events.js";
 import { createSessionHooks, type SessionHooks } from "./hooks/lifecycle.js";
 import { createHookRuntime } from "./hooks/runtime.js";
 import { createHookStep, loadSessionHookConfig } from "./hooks/step.js";
+import type { McpManager } from "./mcp/manager.js";
+import { openSessionMcp } from "./mcp/session-mcp.js";
 import { type Asker, createHeadlessAsker } from "./policy/asker.js";
 import { createConsentStep } from "./policy/consent-step.js";
 import type { ApprovalMode } from "./policy/modes.js";
@@ -67,6 +69,11 @@ export interface GantryOptions {
    * them (`approvalMode` and `defaultApprovalMode` are ignored then).
    */
   parentPermissions?: SessionPermissions;
+  /**
+   * MCP servers by name, as in `.mcp.json` (`command`/`args`/`env`, or `url`/`headers`), counted as the
+   * user's; the servers of the configuration files (src/mcp/sources.ts) come as well.
+   */
+  mcpServers?: Record<string, unknown>;
 }
 
 export interface BackgroundWork {
@@ -94,6 +101,11 @@ export interface GantrySession {
   subagents: SubagentHost;
   /** The lifecycle hooks (session start and end, prompts, stops, ...); the pipeline runs the tool hooks. */
   hooks: SessionHooks;
+  /**
+   * The MCP servers (none started yet): `mcp.startMain()` before the first model turn registers their
+   * tools; a subagent that names a subagent-only server's tools starts it (src/mcp/manager.ts).
+   */
+  mcp: McpManager;
   /** Ends everything the session started (processes, timers, worktrees). Safe to call twice. */
   /**
    * Names the session to hooks once its log is open: `session_id` and `transcript_path` in the event
@@ -206,7 +218,26 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     }),
   );
   registryForRules = registry;
-  for (const name of settings.tools?.disabled ?? []) {
+  const disabled = settings.tools?.disabled ?? [];
+  const mcp = openSessionMcp({
+    root,
+    home,
+    trust,
+    report,
+    registry,
+    disabled,
+    ...(options.mcpServers
+      ? { given: options.mcpServers }
+      : options.settings?.mcpServers
+        ? { given: options.settings.mcpServers }
+        : {}),
+    settingsGiven: options.settings !== undefined,
+  });
+  lifecycle.onDispose(() => mcp.close());
+  subagents.mcp = mcp;
+  for (const name of disabled) {
+    // an MCP tool exists only once its server has started: it is switched off when it is registered
+    if (name.startsWith("mcp__") && !registry.lookup(name)) continue;
     if (!registry.lookup(name)) throw new Error(`settings tools.disabled names an unknown tool "${name}"`);
     registry.setEnabled(name, false);
   }
@@ -237,6 +268,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     configNotices: () => [...report.warnings, ...ignoredNotices(report)],
     subagents,
     hooks,
+    mcp,
     reloadHooks() {
       const reloaded = createConfigReport();
       // decided again: a decision recorded since (`gantry trust`) counts, a file changed since does not

@@ -1,7 +1,7 @@
 import type { ModelClient } from "../models/client.js";
 import { errorResult, type ToolResult } from "../tools/contract.js";
 import type { ToolPipeline } from "../tools/pipeline.js";
-import type { ToolDeclaration } from "../tools/registry.js";
+import { forMainAgent, type ToolDeclaration } from "../tools/registry.js";
 import { MAX_TOOL_ARGUMENT_BYTES, oversizedArgumentsMessage } from "../tools/validation.js";
 import { compactAfterOverflow, compactIfNeeded } from "./compaction-step.js";
 import type { CompactionOptions } from "./context.js";
@@ -113,7 +113,9 @@ function startRun(
     agentId,
     signal: options.signal ?? new AbortController().signal,
     retry: { ...DEFAULT_RETRY, ...options.retry },
-    tools: options.tools ?? pipeline.registry.declarations((tool) => !allowTool || allowTool(tool.spec.name)),
+    tools:
+      options.tools ??
+      pipeline.registry.declarations((tool) => (allowTool ? allowTool(tool.spec.name) : forMainAgent(tool))),
     emit: (event) => options.onEvent?.({ ...event, agentId } as AgentEvent),
     turns: 0,
     usage: ZERO_USAGE,

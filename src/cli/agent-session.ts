@@ -136,6 +136,9 @@ export async function openAgentSession(
     idleSeconds: session.settings.hooks?.idleNotificationSeconds,
   });
   await events.start(opened.conversation.messages.length > 0 ? "resume" : "startup");
+  // the main agent's MCP servers start now (in parallel), so their tools are in the first prompt;
+  // one that fails is said here and started again when one of its tools is next called
+  for (const failure of await session.mcp.startMain()) process.stderr.write(`gantry: ${failure}\n`);
   const declarations = session.registry.declarations();
   setup.onReady?.({ session, model, writer: opened.writer, declarations });
   const system = buildSystemPrompt({

@@ -1,4 +1,4 @@
-import { isSection, type KeyRule, POLICY_KEYS, ruleFor } from "./key-rules.js";
+import { isSection, type KeyRule, OWN_LOADER_KEYS, POLICY_KEYS, ruleFor } from "./key-rules.js";
 import type { Origin, SettingValue } from "./provenance.js";
 
 /** One settings file's parsed content, with where it came from and whether trust covers it. */
@@ -46,7 +46,7 @@ function walk(
     const u = userObject[name];
     const w = workspaceObject[name];
     // the policy reads its own keys from every file (src/policy/load.ts); the caller's pass through
-    if (prefix === "" && POLICY_KEYS.has(name)) {
+    if (prefix === "" && (POLICY_KEYS.has(name) || OWN_LOADER_KEYS.has(name))) {
       if (u !== undefined) result[name] = u;
       continue;
     }

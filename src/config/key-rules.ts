@@ -65,6 +65,12 @@ export const KEY_RULES: Readonly<Record<string, KeyRule>> = {
 /** Keys read by the permission policy (src/policy/load.ts), not merged as settings. */
 export const POLICY_KEYS = new Set(["permissions", "approvalMode"]);
 
+/**
+ * Keys a loader of their own reads from every file that holds them, recording each value with its
+ * trust (`mcpServers`: src/mcp/sources.ts, one value per server; a workspace's need trust).
+ */
+export const OWN_LOADER_KEYS = new Set(["mcpServers"]);
+
 export function ruleFor(key: string): KeyRule | undefined {
   return KEY_RULES[key];
 }

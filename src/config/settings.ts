@@ -47,6 +47,8 @@ export const SettingsSchema = z.strictObject({
   maxTurns: z.number().int().positive().optional().describe("model turns a headless run may take"),
   subagents: SubagentSettingsSchema.optional(),
   hooks: HookSettingsSchema.optional(),
+  /** MCP servers by name; read with the other files that hold them by src/mcp/sources.ts, not merged here. */
+  mcpServers: z.record(z.string(), z.unknown()).optional(),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

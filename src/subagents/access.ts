@@ -1,5 +1,6 @@
 import type { AnyTool } from "../tools/contract.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import { forkToolGate } from "./fork.js";
 import { gantryToolsFor } from "./tool-names.js";
 import type { ToolSelection } from "./types.js";
 
@@ -43,13 +44,10 @@ function selectNames(entries: readonly string[], registry: ToolRegistry) {
   return { names, unknown, unavailable };
 }
 
+/** A name, or an MCP pattern: `mcp__github` (the whole server), `mcp__github__read_*`, `mcp__*`. */
 function matchesSelected(names: Set<string>, tool: AnyTool): boolean {
-  return (
-    names.has(tool.spec.name) ||
-    [...names].some(
-      (n) => n.startsWith("mcp__") && n.endsWith("*") && tool.spec.name.startsWith(n.slice(0, -1)),
-    )
-  );
+  const mcpPatterns = forkToolGate([...names].filter((name) => name.startsWith("mcp__")));
+  return names.has(tool.spec.name) || mcpPatterns(tool.spec.name);
 }
 
 /**
@@ -64,7 +62,8 @@ export function resolveToolAccess(
   const unknown: string[] = [];
   const unavailable: string[] = [];
   let selected: (tool: AnyTool) => boolean;
-  if (selection.kind === "all") selected = () => true;
+  // a server kept for subagents reaches only those that ask for MCP tools or name them
+  if (selection.kind === "all") selected = (tool) => tool.spec.audience !== "subagents";
   else if (selection.kind === "capabilities") selected = (tool) => capabilityAllows(selection, tool);
   else {
     const picked = selectNames(selection.names, registry);

@@ -22,7 +22,14 @@ import { removeAgentWorktree } from "./worktree.js";
 export interface ChildSession {
   workspace: Workspace;
   pipeline: ToolPipeline;
+  /** Its MCP servers (a worktree session has its own), started before an agent's tools are listed. */
+  mcp?: McpPreparer;
   dispose(): Promise<void>;
+}
+
+/** Starts the MCP servers an agent's tool list means, so their tools are registered before it is planned. */
+export interface McpPreparer {
+  prepare(patterns: readonly string[]): Promise<string[]>;
 }
 
 /**
@@ -78,6 +85,8 @@ export interface SubagentHost {
   readonly conversations: Map<string, { conversation: Conversation; system: string }>;
   /** The main pipeline, set by createGantrySession once it exists. */
   pipeline?: ToolPipeline;
+  /** The session's MCP servers, set by createGantrySession: started before an agent's tools are listed. */
+  mcp?: McpPreparer;
   binding?: SubagentBinding;
   attach(pipeline: ToolPipeline): void;
   bind(binding: SubagentBinding): void;

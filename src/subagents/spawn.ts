@@ -102,6 +102,8 @@ export async function startAgent(
   if (opened instanceof Error) return fail("execution_failed", opened.message);
 
   const record = registerRecord(host, id, request, depth, opened);
+  // the MCP servers its tool list names start now, so their tools are in the registry it is planned from
+  await (opened.child?.mcp ?? host.mcp)?.prepare(mcpPatternsOf(definition, request));
   const plan = planAgent(host, record, request, definition, model, opened, revive);
   if (typeof plan === "string") {
     record.state = "failed";
@@ -183,9 +185,15 @@ function planAgent(
       ...base,
       conversation,
       input: [{ role: "user", text: revive?.message ?? forkDirective(request.prompt, request.promptHint) }],
-      // the parent's declarations, unchanged, so the provider's prompt cache is shared (seed 003)
+      // the parent's declarations, unchanged, so the provider's prompt cache is shared (seed 003);
+      // tools kept for subagents that fork_tools names come after them
       system: parent.system,
-      tools: registry.declarations(),
+      tools: [
+        ...registry.declarations(),
+        ...(request.forkTools
+          ? registry.declarations((tool) => tool.spec.audience === "subagents" && gate(tool.spec.name))
+          : []),
+      ],
       allowTool: (name) => notInteractive(name) && nestingAllowed(name) && gate(name),
     };
   }
@@ -209,6 +217,15 @@ function planAgent(
     tools,
     allowTool: access.allows,
   };
+}
+
+/** The MCP tool names and patterns an agent asks for: fork_tools, a type's `tools:`, or enable_mcp_tools. */
+function mcpPatternsOf(definition: SubagentDefinition | undefined, request: SpawnRequest): string[] {
+  const isMcp = (name: string) => name.startsWith("mcp__");
+  if (!definition) return (request.forkTools ?? []).filter(isMcp);
+  const tools = definition.tools;
+  if (tools.kind === "list") return tools.names.filter(isMcp);
+  return tools.kind === "capabilities" && tools.mcp ? ["mcp__*"] : [];
 }
 
 function mainConversation(host: SubagentHost): { conversation: Conversation; system: string } | undefined {

@@ -13,7 +13,8 @@ export type DisplayGroup =
   | "Command"
   | "Permission"
   | "Subagents"
-  | "Interaction";
+  | "Interaction"
+  | "MCP";
 
 /** Typed failure codes, so callers never parse messages back (STYLE rule 3). */
 export type ToolErrorCode =
@@ -97,6 +98,13 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
    * task), with the folders they start in: the policy judges each like a command line of its own.
    */
   shellCommands?: (args: z.infer<S>) => ShellCommand[] | Promise<ShellCommand[]>;
+  /**
+   * The JSON schema the model is sent, for a tool whose schema is not Gantry's to write (an MCP
+   * server's tool): `parameters` then validates against this schema rather than describing it.
+   */
+  jsonSchema?: Record<string, unknown>;
+  /** `subagents`: left out of the main agent's declarations and calls; a subagent that names it gets it. */
+  audience?: "all" | "subagents";
 }
 
 /** Per-call context: what one call needs besides its arguments. Session-wide deps go to the tool's factory. */

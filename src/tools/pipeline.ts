@@ -80,6 +80,12 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
     if (options.allowTool && !options.allowTool(name)) {
       return errorResult("denied", `Tool "${name}" is not in this agent's tool list.`);
     }
+    if (tool.spec.audience === "subagents" && agentId === "main") {
+      return errorResult(
+        "denied",
+        `Tool "${name}" is for subagents only: start a subagent that names it (agent with fork_tools, or a type whose tools list it).`,
+      );
+    }
 
     // 2. validation
     const oversized = oversizedArgumentBytes(request.args);

@@ -19,8 +19,12 @@ export interface ToolRegistry {
   isEnabled(name: string): boolean;
   all(): AnyTool[];
   listEnabled(safety?: SafetyLevel): AnyTool[];
+  /** The declarations of the enabled tools; by default the main agent's (no subagent-only tools). */
   declarations(filter?: (tool: AnyTool) => boolean): ToolDeclaration[];
 }
+
+/** The main agent's tools: every enabled tool but those kept for subagents (`audience: "subagents"`). */
+export const forMainAgent = (tool: AnyTool): boolean => tool.spec.audience !== "subagents";
 
 export function createToolRegistry(tools: Iterable<AnyTool> = []): ToolRegistry {
   const byName = new Map<string, AnyTool>();
@@ -78,7 +82,7 @@ export function createToolRegistry(tools: Iterable<AnyTool> = []): ToolRegistry 
           (tool) => enabled.get(tool.spec.name) && (safety === undefined || tool.spec.safety === safety),
         );
     },
-    declarations(filter = () => true) {
+    declarations(filter = forMainAgent) {
       return registry
         .listEnabled()
         .filter(filter)
@@ -88,7 +92,7 @@ export function createToolRegistry(tools: Iterable<AnyTool> = []): ToolRegistry 
             declaration = {
               name: tool.spec.name,
               description: tool.spec.description,
-              parameters: toJsonSchema(tool.spec.parameters),
+              parameters: tool.spec.jsonSchema ?? toJsonSchema(tool.spec.parameters),
             };
             declarationCache.set(tool.spec.name, declaration);
           }

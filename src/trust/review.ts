@@ -1,6 +1,7 @@
 import { loadSessionSettings } from "../config/load.js";
 import { createConfigReport, type SettingValue } from "../config/provenance.js";
 import { loadHookConfig } from "../hooks/config.js";
+import { loadMcpServers } from "../mcp/sources.js";
 import { loadPermissionSettings } from "../policy/load.js";
 import { applyTrustToHooks } from "./hooks.js";
 import type { WorkspaceTrust } from "./workspace-trust.js";
@@ -15,6 +16,7 @@ export function reviewWorkspace(trust: WorkspaceTrust, home: string): SettingVal
   loadSessionSettings({ root, home, trust, report });
   loadPermissionSettings({ workspaceRoot: root, home, trust, report });
   applyTrustToHooks(loadHookConfig(root, home), trust, home, report);
+  loadMcpServers({ root, home, trust, report });
   return report.values.filter((value) => !value.honoured && value.wantsTrust === true);
 }
 

@@ -38,6 +38,9 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
   process.once("SIGINT", abort);
   process.once("SIGTERM", abort);
   try {
+    // an MCP tool exists once its server has started
+    if (name.startsWith("mcp__"))
+      for (const failure of await session.mcp.startFor([name])) process.stderr.write(`gantry: ${failure}\n`);
     const result = await session.pipeline.run({ name, args: toolArgs }, { signal: controller.signal });
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;

@@ -1,0 +1,260 @@
+import { appendFileSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import {
+  Client,
+  type Tool as McpToolInfo,
+  SdkError,
+  SdkErrorCode,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { descendantsOf, isAlive } from "../tools/exec/process-tree.js";
+import type { McpServerConfig } from "./config.js";
+
+export type McpState = "idle" | "starting" | "ready" | "failed" | "disabled";
+
+export interface McpConnectionDeps {
+  /** Folder for one `<server>.log` per server: its stderr, start and exit lines. */
+  logDir: string;
+  clientVersion: string;
+  /** The server's tool list, after each start and each `tools/list_changed`. */
+  onTools(tools: McpToolInfo[]): void;
+  /** An OAuth provider for remote servers that ask for it (src/mcp/oauth.ts). */
+  authProvider?: ConstructorParameters<typeof StreamableHTTPClientTransport>[1] extends infer O
+    ? O extends { authProvider?: infer P }
+      ? P
+      : never
+    : never;
+}
+
+/** One MCP server's life: started on first use, reported when it fails, started again on the next use. */
+export interface McpConnection {
+  readonly config: McpServerConfig;
+  readonly state: McpState;
+  /** Why it is not ready: the error, the end of its stderr and where the whole log is. */
+  readonly problem: string | undefined;
+  readonly logFile: string;
+  /** The negotiated protocol revision, once ready. */
+  readonly protocolVersion: string | undefined;
+  readonly tools: readonly McpToolInfo[];
+  /** Starts it if it is not running (a failed or crashed server starts again); resolves to the client or the problem. */
+  ready(): Promise<Client | string>;
+  /** Describes a failed request (timeout, crash, the server's error), with the stderr tail where it helps. */
+  describeError(cause: unknown, what: string): string;
+  close(): Promise<void>;
+}
+
+const STDERR_TAIL_CHARS = 2000;
+
+export function createMcpConnection(config: McpServerConfig, deps: McpConnectionDeps): McpConnection {
+  const logFile = path.join(deps.logDir, `${config.name}.log`);
+  let state: McpState = config.enabled ? "idle" : "disabled";
+  let problem: string | undefined = config.enabled ? config.problem : "disabled in its configuration";
+  let client: Client | undefined;
+  let transport: Transport | undefined;
+  let starting: Promise<Client | string> | undefined;
+  let tools: McpToolInfo[] = [];
+  let stderrTail = "";
+  let closing = false;
+
+  const log = (line: string) => {
+    try {
+      mkdirSync(deps.logDir, { recursive: true });
+      appendFileSync(logFile, line.endsWith("\n") ? line : `${line}\n`);
+    } catch {
+      // a log that cannot be written must not stop the server
+    }
+  };
+  const withTail = (message: string) => {
+    const tail = stderrTail.trim();
+    return `${message}${tail ? `\nLast stderr lines:\n${tail}` : ""}\n(full log: ${logFile})`;
+  };
+
+  async function start(): Promise<Client | string> {
+    if (config.problem) return config.problem;
+    stderrTail = "";
+    log(`--- ${new Date().toISOString()} starting ${config.verbatim}`);
+    const first = await attempt("auto");
+    // a server that hangs up on the 2026 probe (some do, before `initialize`) gets the 2025 handshake
+    if (typeof first !== "string" || !/connection closed/i.test(first)) return first;
+    log("--- closed during the protocol probe; starting again with the 2025 handshake");
+    return attempt("legacy");
+  }
+
+  async function attempt(mode: "auto" | "legacy"): Promise<Client | string> {
+    closing = false;
+    const made = makeTransport(config, deps);
+    transport = made;
+    if (made instanceof OwnStdioTransport) {
+      made.stderr?.on("data", (chunk: Buffer) => {
+        const text = chunk.toString("utf8");
+        log(text);
+        stderrTail = (stderrTail + text).slice(-STDERR_TAIL_CHARS);
+      });
+    }
+    const next = new Client({ name: "gantry", version: deps.clientVersion }, clientOptions(mode));
+    next.onclose = () => {
+      if (closing || client !== next) return;
+      client = undefined;
+      state = "failed";
+      problem = withTail(`MCP server "${config.name}" exited`);
+      log(`--- ${new Date().toISOString()} exited`);
+    };
+    try {
+      await next.connect(made, { timeout: config.startupTimeoutMs });
+      const listed = next.getServerCapabilities()?.tools
+        ? await next.listTools(undefined, { timeout: config.startupTimeoutMs })
+        : { tools: [] };
+      client = next;
+      tools = listed.tools;
+      state = "ready";
+      problem = undefined;
+      log(`--- ready (protocol ${next.getNegotiatedProtocolVersion() ?? "?"}, ${tools.length} tools)`);
+      deps.onTools(tools);
+      return next;
+    } catch (cause) {
+      const message = startError(cause, config);
+      log(`--- failed: ${message}`);
+      await shutDown(next);
+      state = "failed";
+      problem = withTail(`MCP server "${config.name}" did not start: ${message}`);
+      return problem;
+    }
+  }
+
+  function clientOptions(mode: "auto" | "legacy"): ConstructorParameters<typeof Client>[1] {
+    return {
+      capabilities: {},
+      // the 2026-07-28 revision where the server has it, else the 2025 handshake
+      versionNegotiation: {
+        mode,
+        probe: { timeoutMs: Math.min(Math.floor(config.startupTimeoutMs / 2), 10_000) },
+      },
+      listChanged: {
+        tools: {
+          onChanged: (error, listed) => {
+            if (error || !listed) return;
+            tools = listed;
+            deps.onTools(listed);
+          },
+        },
+      },
+    };
+  }
+
+  async function shutDown(target: Client | undefined): Promise<void> {
+    closing = true;
+    const closed = transport;
+    const tree = closed instanceof OwnStdioTransport ? closed.spawnedPid : undefined;
+    const below = tree === undefined ? [] : descendantsOf(tree);
+    try {
+      if (target) await target.close();
+      await closed?.close();
+    } catch {
+      // closing a broken connection may fail; the processes are ended below all the same
+    }
+    // a server that ignores the end of its input, and the real server behind npx or a shell wrapper
+    for (const pid of tree === undefined ? [] : [tree, ...below]) if (isAlive(pid)) killQuietly(pid);
+    if (client === target) client = undefined;
+    if (transport === closed) transport = undefined;
+  }
+
+  return {
+    config,
+    get state() {
+      return state;
+    },
+    get problem() {
+      return problem;
+    },
+    logFile,
+    get protocolVersion() {
+      return client?.getNegotiatedProtocolVersion();
+    },
+    get tools() {
+      return tools;
+    },
+    ready() {
+      if (state === "disabled") return Promise.resolve(problem ?? "disabled");
+      if (client && state === "ready") return Promise.resolve(client);
+      if (!starting) {
+        state = "starting";
+        starting = start().finally(() => {
+          starting = undefined;
+        });
+      }
+      return starting;
+    },
+    describeError(cause, what) {
+      if (cause instanceof SdkError && cause.code === SdkErrorCode.RequestTimeout)
+        return `${what} timed out after ${config.timeoutMs} ms; the request was cancelled (set "timeout" for the server to wait longer)`;
+      if (cause instanceof SdkError && cause.code === SdkErrorCode.ConnectionClosed) {
+        state = "failed";
+        client = undefined;
+        return withTail(
+          `${what} failed: MCP server "${config.name}" exited during the call; it starts again on the next use`,
+        );
+      }
+      return `${what} failed: ${(cause as Error).message ?? String(cause)}`;
+    },
+    async close() {
+      const target = client;
+      await shutDown(target);
+      if (state !== "disabled") state = "idle";
+    },
+  };
+}
+
+/**
+ * The SDK's stdio transport, subclassed: the SDK then probes the protocol revision on this one process
+ * (for its base class it spawns a second, probe-only process, which it leaves running when a hanging
+ * server makes the start time out), and the process id is kept for ending the process tree.
+ */
+class OwnStdioTransport extends StdioClientTransport {
+  spawnedPid: number | undefined;
+
+  override async start(): Promise<void> {
+    await super.start();
+    this.spawnedPid = this.pid ?? undefined;
+  }
+}
+
+function makeTransport(config: McpServerConfig, deps: McpConnectionDeps): Transport {
+  const t = config.transport;
+  if (t.kind === "stdio") {
+    return new OwnStdioTransport({
+      command: t.command,
+      args: t.args,
+      env: t.env,
+      cwd: t.cwd,
+      stderr: "pipe",
+    });
+  }
+  const url = new URL(t.url);
+  const requestInit = { headers: t.headers };
+  if (t.kind === "sse") return new SSEClientTransport(url, { requestInit, ...authOf(deps) });
+  return new StreamableHTTPClientTransport(url, { requestInit, ...authOf(deps) });
+}
+
+function authOf(deps: McpConnectionDeps) {
+  return deps.authProvider ? { authProvider: deps.authProvider } : {};
+}
+
+function startError(cause: unknown, config: McpServerConfig): string {
+  if (cause instanceof SdkError && cause.code === SdkErrorCode.RequestTimeout)
+    return `no answer within ${config.startupTimeoutMs} ms (set "startupTimeout" for the server to wait longer)`;
+  const code = (cause as NodeJS.ErrnoException).code;
+  if (code === "ENOENT" && config.transport.kind === "stdio")
+    return `"${config.transport.command}" was not found (is it installed and on the PATH?)`;
+  return (cause as Error).message ?? String(cause);
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}

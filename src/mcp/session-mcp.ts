@@ -1,0 +1,81 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { ConfigReport } from "../config/provenance.js";
+import { sessionsDir } from "../session/jsonl.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { WorkspaceTrust } from "../trust/workspace-trust.js";
+import type { McpServerConfig } from "./config.js";
+import { createMcpManager, type McpManager } from "./manager.js";
+import { createMcpResourcesTool } from "./resources-tool.js";
+import { loadMcpServers } from "./sources.js";
+
+export interface SessionMcpOptions {
+  root: string;
+  home: string;
+  trust: WorkspaceTrust;
+  report: ConfigReport;
+  registry: ToolRegistry;
+  /** Tool names switched off in settings (`tools.disabled` may name `mcp__` tools before they exist). */
+  disabled: readonly string[];
+  /** Servers the caller gives (the library's `mcpServers`), counted as the user's. */
+  given?: Record<string, unknown>;
+  settingsGiven: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * A session's MCP servers: read from every file users keep them in (trust decides the workspace's),
+ * none started yet; their tools join the registry when a server starts (src/mcp/manager.ts).
+ */
+export function openSessionMcp(options: SessionMcpOptions): McpManager {
+  const loaded = loadMcpServers({
+    root: options.root,
+    home: options.home,
+    trust: options.trust,
+    report: options.report,
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.given ? { given: options.given } : {}),
+    settingsGiven: options.settingsGiven,
+  });
+  options.report.warnings.push(...loaded.warnings);
+  return createServerManager(loaded.servers, options.registry, {
+    logDir: path.join(sessionsDir(options.home, options.root), "mcp"),
+    disabled: options.disabled,
+  });
+}
+
+/**
+ * MCP servers' tools in a registry (the clean seam for embedders and other adapters): each server
+ * starts on first use, and each tool it offers is registered, off where `disabled` names it.
+ */
+export function createServerManager(
+  servers: readonly McpServerConfig[],
+  registry: ToolRegistry,
+  options: { logDir: string; disabled?: readonly string[]; onNotice?: (line: string) => void },
+): McpManager {
+  const manager = createMcpManager({
+    servers,
+    logDir: options.logDir,
+    clientVersion: GANTRY_VERSION,
+    hasTool: (name) => registry.lookup(name) !== undefined,
+    onTool: (tool) => {
+      registry.register(tool);
+      if (options.disabled?.includes(tool.spec.name)) registry.setEnabled(tool.spec.name, false);
+    },
+    ...(options.onNotice ? { onNotice: options.onNotice } : {}),
+  });
+  if (servers.length > 0) registry.register(createMcpResourcesTool(manager));
+  return manager;
+}
+
+/** Gantry's version for the MCP handshake (package.json sits two folders up from src/mcp, dist/mcp and dist/bundle). */
+export const GANTRY_VERSION: string = (() => {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+      version?: string;
+    };
+    return pkg.version ?? "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+})();

@@ -1,0 +1,224 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { ConfigReport, Origin } from "../config/provenance.js";
+import { didYouMean } from "../config/settings.js";
+import { originOf, shownPath } from "../trust/origin.js";
+import type { WorkspaceTrust } from "../trust/workspace-trust.js";
+import {
+  type McpServerConfig,
+  type McpServerEntry,
+  McpServerEntrySchema,
+  resolveServer,
+  serverNameProblem,
+} from "./config.js";
+
+/** A file that may hold `mcpServers`, and how to read it. */
+interface ServerSource {
+  abs: string;
+  origin: Origin;
+  /** Gemini CLI and Qwen Code read a bare `url` as SSE. */
+  bareUrl: "sse" | "http";
+  /** Where the servers sit in the file (`~/.claude.json` keeps a project's under `projects[root]`). */
+  pick(json: Record<string, unknown>): unknown;
+}
+
+export interface LoadMcpOptions {
+  /** Real path of the workspace. */
+  root: string;
+  home: string;
+  trust: WorkspaceTrust;
+  report: ConfigReport;
+  env?: NodeJS.ProcessEnv;
+  /** Servers the caller gives (library `mcpServers`, or settings given in place of the files): the user's. */
+  given?: Record<string, unknown>;
+  /** Settings were given in place of both `.agents/settings.json` files: those files are not read. */
+  settingsGiven?: boolean;
+}
+
+const top = (json: Record<string, unknown>) => json.mcpServers;
+
+/**
+ * Every file MCP servers are configured in, the user's first, then the workspace's; a later file's
+ * server replaces an earlier one of the same name (Claude Code: project over user).
+ */
+function serverSources(root: string, home: string, settingsGiven: boolean): ServerSource[] {
+  const claudeJson = path.join(home, ".claude.json");
+  const sources: ServerSource[] = [
+    { abs: claudeJson, origin: "home", bareUrl: "http", pick: top },
+    {
+      abs: claudeJson,
+      origin: "home",
+      bareUrl: "http",
+      // Claude Code's "local" scope: the user's servers for this one project
+      pick: (json) =>
+        (json.projects as Record<string, { mcpServers?: unknown }> | undefined)?.[root]?.mcpServers,
+    },
+    { abs: path.join(home, ".gemini", "settings.json"), origin: "home", bareUrl: "sse", pick: top },
+    { abs: path.join(home, ".qwen", "settings.json"), origin: "home", bareUrl: "sse", pick: top },
+    ...(settingsGiven
+      ? []
+      : [
+          {
+            abs: path.join(home, ".agents", "settings.json"),
+            origin: "home" as const,
+            bareUrl: "http" as const,
+            pick: top,
+          },
+        ]),
+  ];
+  const workspaceFiles: [string, "sse" | "http"][] = [
+    [".gemini/settings.json", "sse"],
+    [".qwen/settings.json", "sse"],
+    [".mcp.json", "http"],
+    ...(settingsGiven ? [] : [[".agents/settings.json", "http"] as [string, "http"]]),
+  ];
+  for (const [rel, bareUrl] of workspaceFiles) {
+    const abs = path.join(root, rel);
+    // a workspace that is the home: its config folders are the user's, read once above
+    if (originOf(abs, home) === "home") continue;
+    sources.push({ abs, origin: "workspace", bareUrl, pick: top });
+  }
+  return sources;
+}
+
+/**
+ * The MCP servers a session may start (SPEC §8): the user's always, the workspace's only where trust
+ * covers their file. Every server is recorded in the report (`mcpServers.<name>` with its command line
+ * verbatim), ignored ones with `wantsTrust`, so the trust question lists exactly what would start.
+ */
+export function loadMcpServers(options: LoadMcpOptions): { servers: McpServerConfig[]; warnings: string[] } {
+  const { root, home, trust, report } = options;
+  const env = options.env ?? process.env;
+  const warnings: string[] = [];
+  const byName = new Map<string, McpServerConfig>();
+  const add = (config: McpServerConfig) => {
+    const earlier = byName.get(config.name);
+    if (earlier) markOverridden(report, earlier, config.file);
+    byName.set(config.name, config);
+  };
+  if (options.given) {
+    for (const config of readEntries(
+      options.given,
+      "servers given to Gantry",
+      "given",
+      root,
+      env,
+      "http",
+      warnings,
+    ))
+      add(config);
+  }
+  for (const source of serverSources(root, home, options.settingsGiven === true)) {
+    const raw = readServersOf(source, warnings);
+    if (raw === undefined) continue;
+    const shown =
+      source.abs === path.join(home, ".claude.json") ? "~/.claude.json" : shownPath(source.abs, root, home);
+    const status = source.origin === "home" ? ({ trusted: true } as const) : trust.file(source.abs);
+    for (const config of readEntries(raw, shown, source.origin, root, env, source.bareUrl, warnings)) {
+      if (!status.trusted) {
+        report.values.push(valueOf(config, false, status.why, true));
+        continue;
+      }
+      report.values.push(valueOf(config, true));
+      add(config);
+    }
+  }
+  return { servers: [...byName.values()], warnings };
+}
+
+function readServersOf(source: ServerSource, warnings: string[]): unknown {
+  let text: string;
+  try {
+    text = readFileSync(source.abs, "utf8");
+  } catch {
+    return undefined;
+  }
+  try {
+    const json = JSON.parse(text) as unknown;
+    return typeof json === "object" && json !== null
+      ? source.pick(json as Record<string, unknown>)
+      : undefined;
+  } catch (cause) {
+    // a broken file of another harness must not stop Gantry: its servers are skipped, and said so
+    warnings.push(
+      `${source.abs} is not valid JSON (${(cause as Error).message}); its MCP servers are skipped`,
+    );
+    return undefined;
+  }
+}
+
+function readEntries(
+  raw: unknown,
+  file: string,
+  origin: Origin,
+  root: string,
+  env: NodeJS.ProcessEnv,
+  bareUrl: "sse" | "http",
+  warnings: string[],
+): McpServerConfig[] {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    warnings.push(`${file}: "mcpServers" must be an object of servers by name; ignored`);
+    return [];
+  }
+  const configs: McpServerConfig[] = [];
+  for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
+    const entry = parseEntry(name, value, file, warnings);
+    if (!entry) continue;
+    configs.push(resolveServer(entry, { name, file, origin, workspaceRoot: root, env, bareUrl }));
+  }
+  return configs;
+}
+
+const KNOWN_KEYS = Object.keys(McpServerEntrySchema.shape);
+
+function parseEntry(
+  name: string,
+  value: unknown,
+  file: string,
+  warnings: string[],
+): McpServerEntry | undefined {
+  const nameProblem = serverNameProblem(name);
+  if (nameProblem) {
+    warnings.push(`${file}: ${nameProblem}; the server is skipped`);
+    return undefined;
+  }
+  const parsed = McpServerEntrySchema.safeParse(value);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(entry)"}: ${i.message}`);
+    warnings.push(`${file}: MCP server "${name}" is invalid (${problems.join("; ")}); it is skipped`);
+    return undefined;
+  }
+  for (const key of Object.keys(value as Record<string, unknown>)) {
+    if (!KNOWN_KEYS.includes(key))
+      warnings.push(
+        `${file}: MCP server "${name}": unknown key "${key}"${didYouMean(key, KNOWN_KEYS)}; ignored`,
+      );
+  }
+  if (parsed.data.trust === true)
+    warnings.push(
+      `${file}: MCP server "${name}": "trust" is ignored; allow its tools with permissions.allow ["mcp__${name}"]`,
+    );
+  return parsed.data;
+}
+
+function valueOf(config: McpServerConfig, honoured: boolean, why?: string, wantsTrust?: boolean) {
+  return {
+    key: `mcpServers.${config.name}`,
+    value: config.verbatim,
+    file: config.file,
+    origin: config.origin,
+    honoured,
+    ...(why ? { why } : {}),
+    ...(wantsTrust ? { wantsTrust } : {}),
+  };
+}
+
+function markOverridden(report: ConfigReport, earlier: McpServerConfig, laterFile: string): void {
+  const value = report.values.find(
+    (v) => v.key === `mcpServers.${earlier.name}` && v.file === earlier.file && v.honoured,
+  );
+  if (value) {
+    value.honoured = false;
+    value.why = `replaced by the server of the same name in ${laterFile}`;
+  }
+}
