@@ -106,7 +106,8 @@ export const TOOL_GROUPS: Record<string, readonly string[]> = {
   WebFetch: ["read_url_content"],
 };
 
-const RULE_SYNTAX = /^([A-Za-z_][\w.-]*)(?:\(([\s\S]*)\))?$/;
+// a tool name, or an MCP name ending in `*` (`mcp__github__*`, Claude Code's wildcard for a server)
+const RULE_SYNTAX = /^([A-Za-z_][\w.-]*\*?)(?:\(([\s\S]*)\))?$/;
 
 export type RuleParse = { ok: true; rule: Rule } | { ok: false; entry: RuleEntry; error: string };
 
@@ -118,17 +119,35 @@ export function compileRule(entry: RuleEntry, context: RuleContext): RuleParse {
   const toolName = found[1] as string;
   const rawSpecifier = found[2]?.trim();
   const specifier = rawSpecifier === "" || rawSpecifier === "*" ? undefined : rawSpecifier;
+  if (toolName.endsWith("*") && !toolName.startsWith("mcp__"))
+    return { ok: false, entry, error: `"${entry.text}": only MCP names end in * (mcp__server__*)` };
   const grouped = Object.hasOwn(TOOL_GROUPS, toolName) ? TOOL_GROUPS[toolName] : undefined;
   const canonical = grouped ?? [context.resolveTool(toolName) ?? toolName];
   const tools = new Set(canonical);
+  const coversTool = mcpNameMatcher(toolName) ?? ((tool: string) => tools.has(tool));
   const matchSpecifier = specifier === undefined ? () => true : specifierMatcher(specifier, entry, context);
   const rule: Rule = {
     ...entry,
     tools,
     specifier,
-    matches: (check, mode) => tools.has(check.tool) && matchSpecifier(check, mode),
+    matches: (check, mode) => coversTool(check.tool) && matchSpecifier(check, mode),
   };
   return { ok: true, rule };
+}
+
+/**
+ * Claude Code's MCP rules: `mcp__github` covers every tool of the server github, `mcp__github__*` too,
+ * `mcp__github__get_*` the tools starting so; a full `mcp__github__create_issue` is an exact name.
+ * Rules are compiled before servers start, so these match by name, not through the registry.
+ */
+function mcpNameMatcher(toolName: string): ((tool: string) => boolean) | undefined {
+  if (!toolName.startsWith("mcp__")) return undefined;
+  if (toolName.endsWith("*")) {
+    const prefix = toolName.slice(0, -1);
+    return (tool) => tool.startsWith(prefix) && tool.length > prefix.length;
+  }
+  if (!toolName.slice("mcp__".length).includes("__")) return (tool) => tool.startsWith(`${toolName}__`);
+  return undefined;
 }
 
 function specifierMatcher(
