@@ -15,6 +15,7 @@ const COMMANDS: Record<
   agents: () => import("./commands/agents.js"),
   trust: () => import("./commands/trust.js"),
   config: () => import("./commands/config.js"),
+  mcp: () => import("./commands/mcp.js"),
 };
 
 // caches compiled code between runs (Node ≥ 22.1); start-up is what a command-line tool is judged by

@@ -25,6 +25,13 @@ export const COMMAND_OPTIONS: Record<string, ParseArgsConfig["options"]> = {
     never: { type: "boolean" },
     subfolders: { type: "boolean" },
   },
+  mcp: {
+    scope: { type: "string", short: "s" },
+    transport: { type: "string", short: "t" },
+    env: { type: "string", short: "e", multiple: true },
+    header: { type: "string", short: "H", multiple: true },
+    "subagent-only": { type: "boolean" },
+  },
 };
 
 export interface GlobalOptions {
@@ -46,6 +53,11 @@ export interface GlobalOptions {
   revoke?: boolean;
   never?: boolean;
   subfolders?: boolean;
+  scope?: string;
+  transport?: string;
+  env?: string[];
+  header?: string[];
+  "subagent-only"?: boolean;
 }
 
 /** A mistake in how gantry was invoked: printed with the usage and exit code 2. */
@@ -62,6 +74,10 @@ export const USAGE = `Usage:
   gantry trust [DIR]                      trust a folder's hooks, allow rules and settings (pinned as they are now)
   gantry trust --list | --revoke DIR | --never [DIR]
   gantry config                           every setting with its file, and whether it counts (and why not)
+  gantry mcp list | get NAME              the MCP servers: state, tools, where each is configured
+  gantry mcp add [-s user|project] [-t stdio|http|sse] [-e K=V] [-H "K: V"] NAME COMMAND|URL [-- ARGS...]
+  gantry mcp add-json NAME JSON | remove NAME [-s SCOPE]
+  gantry mcp serve                        serve Gantry's tools over stdio to an MCP client
   gantry --version
 
 Options:

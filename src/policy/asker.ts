@@ -26,6 +26,11 @@ export interface PermissionAnswer {
   answeredBy?: string;
   /** A deny that should also end the agent's run (PermissionRequest's `interrupt`). */
   interrupt?: boolean;
+  /**
+   * Nobody could answer, and why (an MCP client without elicitation): the denial then says, as a
+   * headless one does, which flag or rule would let the call run.
+   */
+  unanswerable?: string;
 }
 
 export interface Question {

@@ -123,8 +123,8 @@ async function askUser(
   }
   if (answer.choice === "deny") {
     const reason =
-      permissions.asker.kind === "headless"
-        ? headlessReason(decision, uncovered, grantRules, permissions, "headless")
+      permissions.asker.kind === "headless" || answer.unanswerable
+        ? headlessReason(decision, uncovered, grantRules, permissions, answer.unanswerable ?? "headless")
         : `the user said no${answer.message ? `: ${answer.message}` : ""}`;
     return { allowed: false, source: decision.source, reason };
   }
@@ -148,13 +148,16 @@ function headlessReason(
   uncovered: Check[],
   grantRules: (string | undefined)[],
   permissions: SessionPermissions,
-  who: "headless" | "subagent",
+  /** `headless`, `subagent`, or why else nobody can answer (`The MCP client cannot …`). */
+  who: string,
 ): string {
   const why = decision.reason ? `${decision.reason}. ` : "";
   const nobody =
     who === "subagent"
       ? "A subagent cannot ask the user: report to your parent agent that this needs approval"
-      : "Nobody can answer a permission question here (not an interactive terminal)";
+      : who === "headless"
+        ? "Nobody can answer a permission question here (not an interactive terminal)"
+        : who;
   const prefix = `${why}${nobody}`;
   if (decision.verdict === "force_ask") {
     return `${prefix}, and ${decision.source} wants a person to confirm every time: run it in an interactive terminal.`;

@@ -112,7 +112,9 @@ describe("hooks on MCP tools", () => {
       ".claude/settings.json",
       JSON.stringify({
         hooks: {
-          PreToolUse: [{ matcher: "mcp__everything__echo", hooks: [{ type: "command", command: log("claude") }] }],
+          PreToolUse: [
+            { matcher: "mcp__everything__echo", hooks: [{ type: "command", command: log("claude") }] },
+          ],
         },
       }),
     );
@@ -120,7 +122,9 @@ describe("hooks on MCP tools", () => {
       ".gemini/settings.json",
       JSON.stringify({
         hooks: {
-          AfterTool: [{ matcher: "mcp__everything__.*", hooks: [{ type: "command", command: log("gemini") }] }],
+          AfterTool: [
+            { matcher: "mcp__everything__.*", hooks: [{ type: "command", command: log("gemini") }] },
+          ],
         },
       }),
     );
@@ -134,7 +138,10 @@ describe("hooks on MCP tools", () => {
       tool_input: { message: "seen by hooks" },
     });
     const gemini = JSON.parse(readFileSync(path.join(ws.parent, "gemini.json"), "utf8"));
-    expect(gemini).toMatchObject({ tool_name: "mcp__everything__echo", tool_input: { message: "seen by hooks" } });
+    expect(gemini).toMatchObject({
+      tool_name: "mcp__everything__echo",
+      tool_input: { message: "seen by hooks" },
+    });
     expect(JSON.stringify(gemini.tool_response)).toContain("seen by hooks");
   }, 60_000);
 });
