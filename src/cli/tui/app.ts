@@ -157,7 +157,10 @@ export function runTui(options: TuiOptions): Promise<number> {
         else showResumed();
       },
     };
-    if ((await runSlashCommand(line, context)) === "exit") finish(0);
+    const outcome = await runSlashCommand(line, context);
+    if (outcome === "exit") finish(0);
+    // an MCP prompt: its text is the user's turn
+    else if (typeof outcome === "object") await runTurn([{ role: "user", text: outcome.prompt }], signal);
   }
 
   function showResumed(): void {

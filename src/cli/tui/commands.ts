@@ -1,4 +1,5 @@
 import type { AgentEvent } from "../../agent/events.js";
+import { expandPromptCommand, listPromptCommands, usageOf } from "../../mcp/prompts.js";
 import {
   APPROVAL_MODES,
   type ApprovalMode,
@@ -22,6 +23,7 @@ export const SLASH_COMMANDS: Record<string, string> = {
   "/tools": "the tools the agent can use",
   "/permissions": "the approval mode, permission rules and this session's grants",
   "/reload-hooks": "read the hook files again (changes to them count only after this)",
+  "/mcp": "the MCP servers, their state and their prompts (/mcp__<server>__<prompt> args… runs one)",
   "/exit": "end the session (also Ctrl-D, or Ctrl-C at an empty prompt)",
 };
 
@@ -29,7 +31,8 @@ export function isSlashCommand(line: string): boolean {
   return /^\/[A-Za-z][\w-]*(\s|$)/.test(line.trim());
 }
 
-export type SlashOutcome = "exit" | "done";
+/** `prompt`: an MCP prompt's text, to run as the user's turn. */
+export type SlashOutcome = "exit" | "done" | { prompt: string };
 
 /** What a command may use besides the session; the terminal UI adds pickers, plain lines do without. */
 export interface CommandContext {
@@ -88,10 +91,34 @@ export async function runSlashCommand(line: string, context: CommandContext): Pr
     case "/resume":
       await resume(context, argument);
       break;
-    default:
-      print(`unknown command ${name}; /help lists the commands`);
+    case "/mcp":
+      print(await mcpOverview(agent, context.signal));
+      break;
+    default: {
+      if (!name.startsWith("/mcp__")) {
+        print(`unknown command ${name}; /help lists the commands`);
+        break;
+      }
+      const expanded = await expandPromptCommand(agent.session.mcp, line, context.signal);
+      if ("text" in expanded) return { prompt: expanded.text };
+      print(expanded.error);
+    }
   }
   return "done";
+}
+
+async function mcpOverview(agent: AgentSession, signal: AbortSignal): Promise<string> {
+  const connections = agent.session.mcp.connections;
+  if (connections.length === 0) return "No MCP servers are configured (gantry mcp add, or .mcp.json).";
+  const lines = connections.map((c) => {
+    const state = c.state === "ready" ? `connected, ${c.tools.length} tools` : c.state;
+    const problem = c.problem ? `: ${c.problem.split("\n")[0]}` : "";
+    return `  ${c.config.name}  ${state}${c.config.subagentOnly ? " (subagents only)" : ""}${problem}`;
+  });
+  const prompts = await listPromptCommands(agent.session.mcp, signal);
+  if (prompts.length > 0)
+    lines.push("Prompts:", ...prompts.map((p) => `  ${usageOf(p)}  ${p.prompt.description ?? ""}`.trimEnd()));
+  return lines.join("\n");
 }
 
 function reloadHooks(agent: AgentSession): string {

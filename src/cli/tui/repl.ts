@@ -96,6 +96,8 @@ export function startRepl(options: ReplOptions): Promise<number> {
       },
     });
     if (outcome === "exit") endInput();
+    // an MCP prompt: its text is the user's turn
+    else if (typeof outcome === "object") await runTurn([{ role: "user", text: outcome.prompt }], signal);
   }
 
   function onEvent(event: AgentEvent): void {
