@@ -76,7 +76,7 @@ export const USAGE = `Usage:
   gantry config                           every setting with its file, and whether it counts (and why not)
   gantry mcp list | get NAME              the MCP servers: state, tools, where each is configured
   gantry mcp add [-s user|project] [-t stdio|http|sse] [-e K=V] [-H "K: V"] NAME COMMAND|URL [-- ARGS...]
-  gantry mcp add-json NAME JSON | remove NAME [-s SCOPE]
+  gantry mcp add-json NAME JSON | remove NAME [-s SCOPE] | login NAME | logout NAME
   gantry mcp serve                        serve Gantry's tools over stdio to an MCP client
   gantry --version
 

@@ -124,12 +124,12 @@ export function resolveServer(entry: McpServerEntry, context: ResolveContext): M
     ...(entry.includeTools ? { includeTools: entry.includeTools } : {}),
     ...(entry.excludeTools ? { excludeTools: entry.excludeTools } : {}),
     subagentOnly: entry.subagentOnly === true,
-    ...(entry.oauth && entry.oauth.enabled !== false
+    ...(usesOAuth(entry, transport)
       ? {
           oauth: {
-            ...(entry.oauth.clientId ? { clientId: expand(entry.oauth.clientId) } : {}),
-            ...(entry.oauth.clientSecret ? { clientSecret: expand(entry.oauth.clientSecret) } : {}),
-            ...(entry.oauth.scopes ? { scopes: entry.oauth.scopes } : {}),
+            ...(entry.oauth?.clientId ? { clientId: expand(entry.oauth.clientId) } : {}),
+            ...(entry.oauth?.clientSecret ? { clientSecret: expand(entry.oauth.clientSecret) } : {}),
+            ...(entry.oauth?.scopes ? { scopes: entry.oauth.scopes } : {}),
           },
         }
       : {}),
@@ -138,6 +138,16 @@ export function resolveServer(entry: McpServerEntry, context: ResolveContext): M
     verbatim: verbatimOf(entry),
     ...(problems.length > 0 ? { problem: problems.join("; ") } : {}),
   };
+}
+
+/**
+ * A remote server signs in with OAuth when it asks (a 401), unless its headers carry the credentials
+ * already or its entry says `"oauth": {"enabled": false}`.
+ */
+function usesOAuth(entry: McpServerEntry, transport: McpTransportConfig | string): boolean {
+  if (typeof transport === "string" || transport.kind === "stdio") return false;
+  if (entry.oauth?.enabled === false) return false;
+  return !Object.keys(transport.headers).some((name) => name.toLowerCase() === "authorization");
 }
 
 function transportOf(

@@ -245,6 +245,10 @@ function authOf(deps: McpConnectionDeps) {
 function startError(cause: unknown, config: McpServerConfig): string {
   if (cause instanceof SdkError && cause.code === SdkErrorCode.RequestTimeout)
     return `no answer within ${config.startupTimeoutMs} ms (set "startupTimeout" for the server to wait longer)`;
+  const text = (cause as Error).message ?? String(cause);
+  if (/needs you to sign in/.test(text)) return text;
+  if ((cause as Error).name === "UnauthorizedError" || /unauthorized|401/i.test(text))
+    return `the server refused the credentials (${text}); sign in with "gantry mcp login ${config.name}"`;
   const code = (cause as NodeJS.ErrnoException).code;
   if (code === "ENOENT" && config.transport.kind === "stdio")
     return `"${config.transport.command}" was not found (is it installed and on the PATH?)`;

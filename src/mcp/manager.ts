@@ -41,7 +41,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       logDir: options.logDir,
       clientVersion: options.clientVersion,
       onTools: (tools) => registerTools(connection, tools),
-      ...(options.authProviderFor ? { authProvider: options.authProviderFor(config) } : {}),
+      ...authOf(options.authProviderFor?.(config)),
     });
     return connection;
   });
@@ -92,6 +92,10 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       await Promise.all(connections.map((connection) => connection.close()));
     },
   };
+}
+
+function authOf(provider: McpConnectionDeps["authProvider"] | undefined) {
+  return provider ? { authProvider: provider } : {};
 }
 
 /** Whether a tool name or pattern could name a tool of `server`. */

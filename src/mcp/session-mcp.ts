@@ -6,6 +6,7 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { WorkspaceTrust } from "../trust/workspace-trust.js";
 import type { McpServerConfig } from "./config.js";
 import { createMcpManager, type McpManager } from "./manager.js";
+import { createMcpOAuthProvider } from "./oauth.js";
 import { createMcpResourcesTool } from "./resources-tool.js";
 import { loadMcpServers } from "./sources.js";
 
@@ -41,6 +42,7 @@ export function openSessionMcp(options: SessionMcpOptions): McpManager {
   return createServerManager(loaded.servers, options.registry, {
     logDir: path.join(sessionsDir(options.home, options.root), "mcp"),
     disabled: options.disabled,
+    home: options.home,
   });
 }
 
@@ -51,7 +53,13 @@ export function openSessionMcp(options: SessionMcpOptions): McpManager {
 export function createServerManager(
   servers: readonly McpServerConfig[],
   registry: ToolRegistry,
-  options: { logDir: string; disabled?: readonly string[]; onNotice?: (line: string) => void },
+  options: {
+    logDir: string;
+    disabled?: readonly string[];
+    onNotice?: (line: string) => void;
+    /** Where remote servers' OAuth tokens are kept (`~/.agents/mcp-oauth.json`); without it, no OAuth. */
+    home?: string;
+  },
 ): McpManager {
   const manager = createMcpManager({
     servers,
@@ -63,9 +71,14 @@ export function createServerManager(
       if (options.disabled?.includes(tool.spec.name)) registry.setEnabled(tool.spec.name, false);
     },
     ...(options.onNotice ? { onNotice: options.onNotice } : {}),
+    ...(options.home ? { authProviderFor: oauthFor(options.home) } : {}),
   });
   if (servers.length > 0) registry.register(createMcpResourcesTool(manager));
   return manager;
+}
+
+function oauthFor(home: string) {
+  return (config: McpServerConfig) => (config.oauth ? createMcpOAuthProvider(config, home) : undefined);
 }
 
 /** Gantry's version for the MCP handshake (package.json sits two folders up from src/mcp, dist/mcp and dist/bundle). */

@@ -21,7 +21,9 @@ describe("MCP prompts as slash commands in the interactive session", () => {
     await mkdir(path.join(ws.home, ".agents"), { recursive: true });
     await writeFile(
       path.join(ws.home, ".agents", "settings.json"),
-      JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"] } } }),
+      JSON.stringify({
+        mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"] } },
+      }),
     );
     server = await startModelServer([
       {

@@ -65,7 +65,11 @@ describe("mcp_resources", () => {
     const second = await session.pipeline.run({ name: "mcp_resources", args: nextArgs });
     await session.dispose();
     // the whole resource, read at once: the parts join up exactly at Offset
-    session = createGantrySession({ workspace: ws.root, home: ws.home, mcpServers: { everything: everythingStdio() } });
+    session = createGantrySession({
+      workspace: ws.root,
+      home: ws.home,
+      mcpServers: { everything: everythingStdio() },
+    });
     const whole = await session.pipeline.run({ name: "mcp_resources", args });
     expect(whole.metadata.truncated).toBeUndefined();
     const shown = first.text.slice(0, first.text.lastIndexOf("\n["));

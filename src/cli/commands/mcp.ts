@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { homedir } from "node:os";
 import { createGantrySession, type GantrySession } from "../../gantry.js";
 import type { McpConnection } from "../../mcp/connection.js";
@@ -10,6 +11,7 @@ import {
   removeServer,
   scopeFile,
 } from "../../mcp/edit-config.js";
+import { forgetMcpCredentials, loginMcpServer } from "../../mcp/oauth.js";
 import { mcpToolName } from "../../mcp/tool-adapter.js";
 import { type GlobalOptions, UsageError } from "../options.js";
 import { cliTrustOption, reportConfigNotices } from "../trust-option.js";
@@ -30,11 +32,14 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
       return remove(rest, options);
     case "serve":
       return (await import("../../mcp/serve-cli.js")).serve(rest, options);
+    case "login":
+    case "logout":
+      return signIn(action, rest, options);
     default:
       throw new UsageError(
         action === undefined
-          ? "gantry mcp needs an action: list, get, add, add-json, remove or serve"
-          : `unknown gantry mcp action "${action}" (list, get, add, add-json, remove, serve)`,
+          ? "gantry mcp needs an action: list, get, add, add-json, remove, login, logout or serve"
+          : `unknown gantry mcp action "${action}" (list, get, add, add-json, remove, login, logout, serve)`,
       );
   }
 }
@@ -226,6 +231,54 @@ async function remove(args: string[], options: GlobalOptions): Promise<number> {
   removeServer(holding[0] as string, name);
   process.stdout.write(`Removed MCP server "${name}" from ${holding[0]}.\n`);
   return 0;
+}
+
+/** `gantry mcp login NAME`: the OAuth sign-in of a remote server (the page to open is printed); `logout` forgets it. */
+async function signIn(action: "login" | "logout", args: string[], options: GlobalOptions): Promise<number> {
+  const [name, ...extra] = args;
+  if (name === undefined || extra.length > 0)
+    throw new UsageError(`gantry mcp ${action} takes one server name`);
+  const session = openSession(options);
+  try {
+    const config = session.mcp.get(name)?.config;
+    if (!config) {
+      process.stderr.write(`gantry: no MCP server "${name}" is configured (or this folder is not trusted)\n`);
+      return 1;
+    }
+    if (action === "logout") {
+      const had = forgetMcpCredentials(config, homedir());
+      process.stdout.write(had ? `Signed out of "${name}".\n` : `No sign-in was kept for "${name}".\n`);
+      return 0;
+    }
+    const outcome = await loginMcpServer(config, homedir(), (url) => {
+      process.stdout.write(`Open this page to sign in to "${name}":\n  ${url.href}\n`);
+      openInBrowser(url.href);
+    });
+    process.stdout.write(
+      outcome === "already"
+        ? `Already signed in to "${name}".\n`
+        : `Signed in to "${name}" (kept in ~/.agents/mcp-oauth.json).\n`,
+    );
+    return 0;
+  } catch (cause) {
+    process.stderr.write(`gantry: ${(cause as Error).message}\n`);
+    return 1;
+  } finally {
+    await session.dispose();
+  }
+}
+
+/** Best effort: the printed address is the way in; a desktop opener only saves a copy and paste. */
+function openInBrowser(url: string): void {
+  if (process.env.GANTRY_NO_BROWSER === "1" || !process.stdout.isTTY) return;
+  const opener = process.platform === "darwin" ? "open" : "xdg-open";
+  try {
+    spawn(opener, [url], { stdio: "ignore", detached: true })
+      .on("error", () => undefined)
+      .unref();
+  } catch {
+    // no opener: the address above is enough
+  }
 }
 
 function pairs(items: string[], separator: string, form: string): Record<string, string> {
