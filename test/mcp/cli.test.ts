@@ -3,6 +3,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runGantry, runGantryTool } from "../support/cli.js";
+import { startModelServer } from "../support/model-server.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
 import { EVERYTHING } from "./support.js";
 
@@ -122,6 +123,61 @@ describe("gantry mcp add | get | list | remove", () => {
     expect(list.stdout).toContain("no credentials");
     expect(list.stdout).toMatch(/full log: .*broken\.log/);
   }, 60_000);
+});
+
+describe("gantry -p with MCP servers", () => {
+  it("starts the main servers before the first turn: the model sees their tools and its call runs", async () => {
+    ws = await createTempWorkspace();
+    await mkdir(path.join(ws.home, ".agents"), { recursive: true });
+    await writeFile(
+      path.join(ws.home, ".agents", "settings.json"),
+      JSON.stringify({
+        mcpServers: {
+          everything: { command: process.execPath, args: [EVERYTHING, "stdio"] },
+          broken: {
+            command: process.execPath,
+            args: ["-e", "console.error('cannot start'); process.exit(1)"],
+          },
+        },
+        permissions: { allow: ["mcp__everything"] },
+      }),
+    );
+    const model = await startModelServer([
+      {
+        expect: (request) => {
+          const names = (request.body.tools as { function: { name: string } }[]).map((t) => t.function.name);
+          expect(names).toContain("mcp__everything__echo");
+          expect(names).toContain("mcp_resources");
+        },
+        toolCalls: [{ name: "mcp__everything__echo", args: { message: "via the agent loop" } }],
+      },
+      {
+        expect: (request) => expect(request.text).toContain("Echo: via the agent loop"),
+        text: "echoed",
+      },
+    ]);
+    try {
+      const run = await runGantry(
+        [
+          "-p",
+          "echo something",
+          "--model",
+          "openai:m",
+          "--base-url",
+          model.baseUrl("openai"),
+          "--workspace",
+          ws.root,
+        ],
+        { env: { ...env(), OPENAI_API_KEY: "k" }, timeoutMs: 60_000 },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout.trim()).toBe("echoed");
+      expect(run.stderr).toContain('MCP server "broken" did not start');
+      model.assertDone();
+    } finally {
+      await model.close();
+    }
+  }, 90_000);
 });
 
 describe("gantry tool with an MCP tool", () => {

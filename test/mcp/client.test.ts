@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createGantrySession, type GantrySession } from "../../src/gantry.js";
+import { GANTRY_BIN } from "../support/cli.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
 import { everythingStdio, startEverythingHttp } from "./support.js";
 
@@ -111,6 +112,33 @@ describe("MCP client over stdio (server-everything)", () => {
     expect(failures).toEqual([expect.stringContaining("${GANTRY_TEST_NOT_SET}, which is not set")]);
     const result = await session.pipeline.run({ name: "mcp__env__get-env", args: {} });
     expect(result.text).toContain('"GREETING": "hi-fallback"');
+  }, 60_000);
+});
+
+describe("MCP client against a 2026-07-28 server", () => {
+  it("negotiates 2026-07-28 with gantry mcp serve (an SDK v2 server) and calls its tools", async () => {
+    ws = await createTempWorkspace({ "hello.txt": "hello from the served workspace\n" });
+    const served = await createTempWorkspace({});
+    try {
+      session = createGantrySession({
+        workspace: served.root,
+        home: served.home,
+        mcpServers: {
+          gantry: { command: process.execPath, args: [GANTRY_BIN, "mcp", "serve", "--workspace", ws.root] },
+        },
+      });
+      expect(await session.mcp.startMain()).toEqual([]);
+      expect(session.mcp.get("gantry")?.protocolVersion).toBe("2026-07-28");
+      const result = await session.pipeline.run({
+        name: "mcp__gantry__view_file",
+        args: { AbsolutePath: "hello.txt" },
+      });
+      expect(result.text).toContain("hello from the served workspace");
+    } finally {
+      await session?.dispose();
+      session = undefined;
+      await served.cleanup();
+    }
   }, 60_000);
 });
 
