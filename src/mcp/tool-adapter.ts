@@ -32,7 +32,9 @@ export function createMcpTool(connection: McpConnection, info: McpToolInfo): Any
       for (const issue of checked.issues)
         ctx.addIssue({ code: "custom", message: `${issue.message} (the server's input schema)` });
   });
-  const { $schema: _dialect, ...declared } = inputSchema;
+  // providers want an object schema: the `$schema` dialect line goes, a bare `{}` becomes an empty object
+  const { $schema: _dialect, ...rest } = inputSchema;
+  const declared = rest.type === undefined ? { type: "object", properties: {}, ...rest } : rest;
   return defineTool({
     spec: {
       name,
