@@ -23,6 +23,12 @@ async function open(mcpServers: Record<string, unknown>) {
 /** The pids of server processes this test process started (children and their children). */
 const serverPids = () => descendantsOf(process.pid);
 
+/** The pids still alive once a SIGKILL has had time to land (it is delivered asynchronously). */
+async function stillAlive(pids: number[]): Promise<number[]> {
+  for (let tries = 0; tries < 50 && pids.some(isAlive); tries++) await new Promise((r) => setTimeout(r, 100));
+  return pids.filter(isAlive);
+}
+
 describe("MCP servers that fail", () => {
   it("reports a server that exits at start with its stderr, keeps the whole of it in a log, and goes on", async () => {
     const s = await open({
@@ -62,8 +68,8 @@ describe("MCP servers that fail", () => {
     const before = new Set(serverPids());
     const [failure] = await s.mcp.startMain();
     expect(failure).toContain("no answer within 1500 ms");
-    const leftover = serverPids().filter((pid) => !before.has(pid) && isAlive(pid));
-    expect(leftover).toEqual([]);
+    const leftover = serverPids().filter((pid) => !before.has(pid));
+    expect(await stillAlive(leftover)).toEqual([]);
   }, 30_000);
 
   it("cancels a call that outlives the server's timeout, and the server stays usable", async () => {
@@ -124,6 +130,6 @@ describe("MCP servers that fail", () => {
     expect(started.length).toBeGreaterThanOrEqual(2);
     await s.dispose();
     session = undefined;
-    expect(started.filter((pid) => isAlive(pid))).toEqual([]);
+    expect(await stillAlive(started)).toEqual([]);
   }, 60_000);
 });
