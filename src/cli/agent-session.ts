@@ -115,6 +115,8 @@ export async function openAgentSession(
     ...(options.sandbox ? { sandbox: true } : {}),
     ...(setup.approvalMode ? { approvalMode: setup.approvalMode } : {}),
     ...(setup.asker ? { asker: setup.asker } : {}),
+    ...(options.model ? { model: options.model } : {}),
+    ...(options["base-url"] ? { baseUrl: options["base-url"] } : {}),
   });
   reportConfigNotices(session);
   const baseUrl = options["base-url"] ?? session.settings.baseUrl;
