@@ -20,6 +20,7 @@ import { createConsentStep } from "./policy/consent-step.js";
 import type { ApprovalMode } from "./policy/modes.js";
 import { createSessionPermissions, type SessionPermissions } from "./policy/permissions.js";
 import { createPolicyStep } from "./policy/policy-step.js";
+import { discoverSkills, type SkillCatalog } from "./skills/catalog.js";
 import { createSubagentHost, type SubagentHost } from "./subagents/host.js";
 import { createBuiltinTools } from "./tools/builtin.js";
 import type { BackgroundKind, SessionLifecycle } from "./tools/environment.js";
@@ -115,6 +116,8 @@ export interface GantrySession {
    * tools; a subagent that names a subagent-only server's tools starts it (src/mcp/manager.ts).
    */
   mcp: McpManager;
+  /** The skills of the home and the workspace (`gantry skills`), for the system prompt and IsSkillFile. */
+  skills: SkillCatalog;
   /** The documents and images the session's tools recorded as artifacts (a resumed session adds its earlier ones). */
   artifacts: ArtifactLog;
   /** Ends everything the session started (processes, timers, worktrees). Safe to call twice. */
@@ -156,6 +159,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     protectedPaths: [...scriptsOfHooks(allHooks, root), ...userConfigFolders(home)],
   });
   const inbox = createAgentInbox();
+  const skills = discoverSkills({ root, home });
   const artifacts = createArtifactLog();
   const identity: SessionIdentity = options.identity ?? { sessionId: randomUUID(), transcriptPath: "" };
   const cleanups: (() => Promise<void> | void)[] = [];
@@ -227,6 +231,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
       inbox,
       lifecycle,
       requireReadBeforeEdit: options.requireReadBeforeEdit,
+      skills,
       artifacts,
       conversationModel: {
         model: options.model ?? settings.model,
@@ -287,6 +292,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     subagents,
     hooks,
     mcp,
+    skills,
     artifacts,
     reloadHooks() {
       const reloaded = createConfigReport();

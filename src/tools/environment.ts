@@ -2,6 +2,7 @@ import type { AgentInbox } from "../agent/inbox.js";
 import type { ArtifactLog } from "../artifacts/artifacts.js";
 import type { Settings } from "../config/settings.js";
 import type { SessionPermissions } from "../policy/permissions.js";
+import type { SkillCatalog } from "../skills/catalog.js";
 import type { SubagentHost } from "../subagents/host.js";
 import type { ReadLedger } from "../workspace/read-ledger.js";
 import type { Workspace } from "../workspace/workspace.js";
@@ -42,4 +43,6 @@ export interface ToolEnvironment {
   conversationModel?: { model?: string; baseUrl?: string };
   /** The session's artifacts (write_to_file with ArtifactMetadata, generate_image). */
   artifacts?: ArtifactLog;
+  /** The skills discovered for the session: view_file's IsSkillFile reads inside their folders. */
+  skills?: SkillCatalog;
 }
