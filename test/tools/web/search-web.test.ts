@@ -330,6 +330,60 @@ describe("search_web on Tavily", () => {
   });
 });
 
+describe("search_web results and the private-address rules of read_url_content", () => {
+  const lures = [
+    { title: "admin", url: "http://127.0.0.1:8080/admin" },
+    { title: "metadata", url: "http://169.254.169.254/latest/meta-data/" },
+    { title: "local", url: "http://localhost:3000/debug" },
+    { title: "intranet", url: "http://10.0.0.5/wiki" },
+    { title: "mapped", url: "http://[::ffff:127.0.0.1]/x" },
+    { title: "decimal", url: "http://2130706433/x" },
+    { title: "file", url: "file:///etc/passwd" },
+    { title: "public", url: "https://example.com/page" },
+  ];
+
+  it("leaves out results a fetch would refuse (this machine, private networks, metadata, not http) and says so", async () => {
+    const api = await serve("searxng");
+    api.script({ results: lures });
+    const search = await searchWith({ backend: "searxng", baseUrl: api.origin });
+    const result = await search({ query: "x" });
+    expect(result.metadata).toMatchObject({ resultCount: 1, droppedPrivate: 7 });
+    expect(result.text).toContain("1. [public](https://example.com/page)");
+    for (const lure of lures.slice(0, -1)) expect(result.text).not.toContain(lure.url);
+    expect(result.text).toContain("7 result(s) on this machine or a private network were left out");
+  });
+
+  it("keeps those web.allowPrivateNetwork or a WebFetch(domain:) allow rule lets a fetch reach", async () => {
+    const api = await serve("searxng");
+    api.script({ results: lures });
+    ws = await createTempWorkspace();
+    session = createGantrySession({
+      workspace: ws.root,
+      home: ws.home,
+      settings: {
+        web: { search: { backend: "searxng", baseUrl: api.origin }, allowPrivateNetwork: ["localhost"] },
+        permissions: { allow: ["WebSearch", "WebFetch(domain:10.0.0.5)"] },
+      },
+    });
+    const result = await session.pipeline.run({ name: "search_web", args: { query: "x" } });
+    expect(result.text).toContain("http://localhost:3000/debug");
+    expect(result.text).toContain("http://10.0.0.5/wiki");
+    expect(result.text).not.toContain("169.254.169.254");
+    expect(result.metadata).toMatchObject({ resultCount: 3, droppedPrivate: 5 });
+  });
+
+  it("reaches a search service on this machine when the user configured it (the endpoint is their setting)", async () => {
+    const api = await serve("searxng");
+    api.script({ results: [{ title: "t", url: "https://example.com/" }] });
+    const search = await searchWith({
+      backend: "searxng",
+      baseUrl: api.origin.replace("127.0.0.1", "localhost"),
+    });
+    expect((await search({ query: "x" })).error).toBe(false);
+    api.assertDone();
+  });
+});
+
 describe("search_web arguments", () => {
   it("refuses a domain that is not a host name, naming the argument", async () => {
     const search = await searchWith({ backend: "searxng", baseUrl: "http://127.0.0.1:9" });

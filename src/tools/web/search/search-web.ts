@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { defineTool, errorResult, okResult } from "../../contract.js";
 import type { ToolEnvironment } from "../../environment.js";
+import { createNetworkGuard } from "../network-guard.js";
 import { resolveWebSettings } from "../settings.js";
 import { createBraveBackend, createSearxngBackend, createTavilyBackend } from "./http-backends.js";
+import { withoutUnreachableHits } from "./private-results.js";
 import {
   formatSearchResults,
   hitOnDomain,
@@ -29,6 +31,11 @@ const SearchWebParameters = z.object({
 export function createSearchWebTool(env: ToolEnvironment) {
   const web = resolveWebSettings(env.settings.web);
   const search = env.settings.web?.search;
+  // the endpoint is the user's own setting (a loosening key); the results are judged as fetches would be
+  const guard = createNetworkGuard({
+    allowPrivateNetwork: web.allowPrivateNetwork,
+    permissions: env.permissions,
+  });
   return defineTool({
     spec: {
       name: "search_web",
@@ -59,12 +66,18 @@ export function createSearchWebTool(env: ToolEnvironment) {
       const outcome = await backend.value.search(request);
       const facts = { backend: backend.value.id, query: args.query, ...(domain ? { domain } : {}) };
       if (!outcome.ok) return errorResult(outcome.code, outcome.message, { ...facts, ...outcome.metadata });
-      const kept = keepOnDomain(outcome, domain, request.maxResults);
-      return okResult(formatSearchResults(request, backend.value, kept.outcome), {
+      const reachable = withoutUnreachableHits(outcome.hits, guard);
+      const kept = keepOnDomain({ ...outcome, hits: reachable.hits }, domain, request.maxResults);
+      const note =
+        reachable.dropped > 0
+          ? `\n(${reachable.dropped} result(s) on this machine or a private network were left out: read_url_content could not fetch them; web.allowPrivateNetwork allows such hosts.)`
+          : "";
+      return okResult(`${formatSearchResults(request, backend.value, kept.outcome)}${note}`, {
         ...facts,
         resultCount: kept.outcome.hits.length,
         results: kept.outcome.hits.map((hit) => ({ title: hit.title, url: hit.url })),
         ...(kept.dropped > 0 ? { droppedOffDomain: kept.dropped } : {}),
+        ...(reachable.dropped > 0 ? { droppedPrivate: reachable.dropped } : {}),
       });
     },
   });
