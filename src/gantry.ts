@@ -20,7 +20,7 @@ import { createConsentStep } from "./policy/consent-step.js";
 import type { ApprovalMode } from "./policy/modes.js";
 import { createSessionPermissions, type SessionPermissions } from "./policy/permissions.js";
 import { createPolicyStep } from "./policy/policy-step.js";
-import { discoverSkills, type SkillCatalog } from "./skills/catalog.js";
+import { lazySkillCatalog, type SkillCatalog } from "./skills/catalog.js";
 import { createSubagentHost, type SubagentHost } from "./subagents/host.js";
 import { createBuiltinTools } from "./tools/builtin.js";
 import type { BackgroundKind, SessionLifecycle } from "./tools/environment.js";
@@ -159,7 +159,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     protectedPaths: [...scriptsOfHooks(allHooks, root), ...userConfigFolders(home)],
   });
   const inbox = createAgentInbox();
-  const skills = discoverSkills({ root, home });
+  const skills = lazySkillCatalog({ root, home });
   const artifacts = createArtifactLog();
   const identity: SessionIdentity = options.identity ?? { sessionId: randomUUID(), transcriptPath: "" };
   const cleanups: (() => Promise<void> | void)[] = [];

@@ -90,6 +90,26 @@ export function discoverSkills(options: DiscoverOptions): SkillCatalog {
   return { skills, problems };
 }
 
+/**
+ * The catalog, discovered on first use: a session that neither builds a system prompt nor reads a skill
+ * file (`gantry tool` of most tools) never reads the skill folders. YAML costs ~0.3 ms a skill.
+ */
+export function lazySkillCatalog(options: DiscoverOptions): SkillCatalog {
+  let found: SkillCatalog | undefined;
+  const catalog = () => {
+    found ??= discoverSkills(options);
+    return found;
+  };
+  return {
+    get skills() {
+      return catalog().skills;
+    },
+    get problems() {
+      return catalog().problems;
+    },
+  };
+}
+
 interface PlaceContext {
   origin: SkillOrigin;
   place: Skill["place"];
@@ -183,7 +203,7 @@ function readHead(file: string, folder: string): Head {
     return { kind: "refused", message: `cannot be read: ${(cause as Error).message}` };
   }
   try {
-    const buffer = Buffer.alloc(HEAD_BYTES);
+    const buffer = Buffer.allocUnsafe(HEAD_BYTES);
     const bytes = readSync(fd, buffer, 0, HEAD_BYTES, 0);
     return { kind: "text", text: buffer.subarray(0, bytes).toString("utf8") };
   } finally {
