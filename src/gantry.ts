@@ -3,6 +3,7 @@ import { existsSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { type AgentInbox, createAgentInbox } from "./agent/inbox.js";
+import { type ArtifactLog, createArtifactLog } from "./artifacts/artifacts.js";
 import { loadSessionSettings } from "./config/load.js";
 import { type ConfigReport, createConfigReport, ignoredNotices } from "./config/provenance.js";
 import type { Settings } from "./config/settings.js";
@@ -19,6 +20,7 @@ import { createConsentStep } from "./policy/consent-step.js";
 import type { ApprovalMode } from "./policy/modes.js";
 import { createSessionPermissions, type SessionPermissions } from "./policy/permissions.js";
 import { createPolicyStep } from "./policy/policy-step.js";
+import { lazySkillCatalog, type SkillCatalog } from "./skills/catalog.js";
 import { createSubagentHost, type SubagentHost } from "./subagents/host.js";
 import { createBuiltinTools } from "./tools/builtin.js";
 import type { BackgroundKind, SessionLifecycle } from "./tools/environment.js";
@@ -74,6 +76,14 @@ export interface GantryOptions {
    * user's; the servers of the configuration files (src/mcp/sources.ts) come as well.
    */
   mcpServers?: Record<string, unknown>;
+  /**
+   * The conversation's model (`--model`, `--base-url`), for tools that use the provider's own services
+   * (search_web's `model` backend); default: `model` and `baseUrl` of settings.
+   */
+  model?: string;
+  baseUrl?: string;
+  /** Environment variables API keys are read from (default process.env). */
+  variables?: Record<string, string | undefined>;
 }
 
 export interface BackgroundWork {
@@ -106,6 +116,10 @@ export interface GantrySession {
    * tools; a subagent that names a subagent-only server's tools starts it (src/mcp/manager.ts).
    */
   mcp: McpManager;
+  /** The skills of the home and the workspace (`gantry skills`), for the system prompt and IsSkillFile. */
+  skills: SkillCatalog;
+  /** The documents and images the session's tools recorded as artifacts (a resumed session adds its earlier ones). */
+  artifacts: ArtifactLog;
   /** Ends everything the session started (processes, timers, worktrees). Safe to call twice. */
   /**
    * Names the session to hooks once its log is open: `session_id` and `transcript_path` in the event
@@ -145,6 +159,8 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     protectedPaths: [...scriptsOfHooks(allHooks, root), ...userConfigFolders(home)],
   });
   const inbox = createAgentInbox();
+  const skills = lazySkillCatalog({ root, home });
+  const artifacts = createArtifactLog();
   const identity: SessionIdentity = options.identity ?? { sessionId: randomUUID(), transcriptPath: "" };
   const cleanups: (() => Promise<void> | void)[] = [];
   const backgroundCounts = new Map<BackgroundKind, () => number>();
@@ -215,6 +231,13 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
       inbox,
       lifecycle,
       requireReadBeforeEdit: options.requireReadBeforeEdit,
+      skills,
+      artifacts,
+      conversationModel: {
+        model: options.model ?? settings.model,
+        baseUrl: options.baseUrl ?? settings.baseUrl,
+      },
+      ...(options.variables ? { variables: options.variables } : {}),
     }),
   );
   registryForRules = registry;
@@ -269,6 +292,8 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     subagents,
     hooks,
     mcp,
+    skills,
+    artifacts,
     reloadHooks() {
       const reloaded = createConfigReport();
       // decided again: a decision recorded since (`gantry trust`) counts, a file changed since does not

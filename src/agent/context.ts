@@ -1,6 +1,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import type { ArtifactRecord } from "../artifacts/artifacts.js";
+import { artifactsPromptSection } from "../artifacts/format.js";
 import type { ModelClient } from "../models/client.js";
+import type { Skill } from "../skills/catalog.js";
+import { skillsPromptSection } from "../skills/prompt.js";
 import type { ToolDeclaration } from "../tools/registry.js";
 import type { Conversation, ConversationMessage } from "./conversation.js";
 import type { ModelErrorInfo } from "./events.js";
@@ -35,6 +39,10 @@ export interface SystemPromptInput {
   workspaceRoot: string;
   declarations: readonly ToolDeclaration[];
   instructions: readonly ProjectInstruction[];
+  /** Skills of the home and the workspace: one line each (name, description, SKILL.md path). */
+  skills?: readonly Skill[];
+  /** A resumed session's artifacts. */
+  artifacts?: readonly ArtifactRecord[];
   /** Extra text a caller adds (a subagent's role, an approval mode note). */
   extra?: string;
   now?: Date;
@@ -59,6 +67,11 @@ When the task is done, answer with a short summary of what you did.`,
         .join("\n\n")}`,
     );
   }
+  for (const section of [
+    skillsPromptSection(input.skills ?? []),
+    artifactsPromptSection(input.artifacts ?? []),
+  ])
+    if (section) sections.push(section);
   if (input.extra) sections.push(input.extra);
   return sections.join("\n\n");
 }

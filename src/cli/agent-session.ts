@@ -3,6 +3,7 @@ import { buildSystemPrompt, loadProjectInstructions } from "../agent/context.js"
 import type { Conversation, ConversationMessage } from "../agent/conversation.js";
 import type { AgentEvent } from "../agent/events.js";
 import { type AgentRunResult, runAgentLoop } from "../agent/loop.js";
+import { readSessionArtifacts } from "../artifacts/session-artifacts.js";
 import { createGantrySession, type GantrySession } from "../gantry.js";
 import { loopHooksFor } from "../hooks/loop-bridge.js";
 import { createModelClient, type ModelClient } from "../models/client.js";
@@ -115,6 +116,8 @@ export async function openAgentSession(
     ...(options.sandbox ? { sandbox: true } : {}),
     ...(setup.approvalMode ? { approvalMode: setup.approvalMode } : {}),
     ...(setup.asker ? { asker: setup.asker } : {}),
+    ...(options.model ? { model: options.model } : {}),
+    ...(options["base-url"] ? { baseUrl: options["base-url"] } : {}),
   });
   reportConfigNotices(session);
   const baseUrl = options["base-url"] ?? session.settings.baseUrl;
@@ -139,18 +142,24 @@ export async function openAgentSession(
   // the main agent's MCP servers start now (in parallel), so their tools are in the first prompt;
   // one that fails is said here and started again when one of its tools is next called
   for (const failure of await session.mcp.startMain()) process.stderr.write(`gantry: ${failure}\n`);
+  // a resumed session knows the artifacts it made (its log records them)
+  for (const artifact of readSessionArtifacts(opened.writer.file)) session.artifacts.add(artifact);
   const declarations = session.registry.declarations();
   setup.onReady?.({ session, model, writer: opened.writer, declarations });
-  const system = buildSystemPrompt({
-    workspaceRoot: session.workspace.root,
-    declarations,
-    instructions: loadProjectInstructions(session.workspace.root),
-  });
+  const buildSystem = () =>
+    buildSystemPrompt({
+      workspaceRoot: session.workspace.root,
+      declarations,
+      instructions: loadProjectInstructions(session.workspace.root),
+      skills: session.skills.skills,
+      artifacts: session.artifacts.list(),
+    });
   const state: OpenState = {
     session,
     conversation: opened.conversation,
     current,
-    system,
+    system: buildSystem(),
+    buildSystem,
     declarations,
     sessions,
     events,
@@ -160,7 +169,7 @@ export async function openAgentSession(
       session.subagents.bind({
         model: state.current.model,
         mainConversation: state.conversation,
-        mainSystem: system,
+        mainSystem: state.system,
         transcriptDir: transcriptDirFor(state.current.writer.file),
         ...(baseUrl ? { baseUrl } : {}),
         modelFor: (spec) => makeModelFor(session, spec, baseUrl),

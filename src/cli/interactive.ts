@@ -1,4 +1,3 @@
-import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { PassThrough } from "node:stream";
 import { distance } from "fastest-levenshtein";
@@ -14,6 +13,7 @@ import {
   maxTurnsOption,
   openAgentSession,
 } from "./agent-session.js";
+import { workspaceRootOf } from "./commands/workspace-root.js";
 import { type GlobalOptions, UsageError } from "./options.js";
 import { cliTrustOption } from "./trust-option.js";
 import { createDialogAsker, createDialogQueue, type DialogQueue } from "./tui/dialog-queue.js";
@@ -72,15 +72,6 @@ export async function run(
   }
 }
 
-function workspaceRoot(options: GlobalOptions): string {
-  const folder = options.workspace ?? process.cwd();
-  try {
-    return realpathSync(folder);
-  } catch {
-    throw new UsageError(`workspace folder "${folder}" does not exist`);
-  }
-}
-
 /**
  * The one place an interactive session opens: the workspace-trust question first (SPEC §5a), then the
  * session. Errors (no model, unknown session) come back as `{ error }`.
@@ -91,7 +82,7 @@ async function openInteractiveSession(
 ): Promise<AgentSession | { error: string }> {
   // SPEC §5a: a folder whose configuration would enable something is asked about once, before anything runs
   if (process.stdin.isTTY === true && cliTrustOption(options.trust) === "recorded") {
-    await askTrustIfNeeded(workspaceRoot(options), homedir(), {
+    await askTrustIfNeeded(workspaceRootOf(options), homedir(), {
       input: process.stdin,
       output: process.stdout,
     });

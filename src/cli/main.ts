@@ -16,6 +16,8 @@ const COMMANDS: Record<
   trust: () => import("./commands/trust.js"),
   config: () => import("./commands/config.js"),
   mcp: () => import("./commands/mcp.js"),
+  skills: () => import("./commands/skills.js"),
+  artifacts: () => import("./commands/artifacts.js"),
 };
 
 // caches compiled code between runs (Node ≥ 22.1); start-up is what a command-line tool is judged by

@@ -78,6 +78,8 @@ export const USAGE = `Usage:
   gantry mcp add [-s user|project] [-t stdio|http|sse] [-e K=V] [-H "K: V"] NAME COMMAND|URL [-- ARGS...]
   gantry mcp add-json NAME JSON | remove NAME [-s SCOPE] | login NAME | logout NAME
   gantry mcp serve                        serve Gantry's tools over stdio to an MCP client
+  gantry skills                           list the skills (SKILL.md folders in ~/.agents/skills, .claude/skills, ...)
+  gantry artifacts [--resume ID | -c]     the plans, reports and images the agent saved, by session
   gantry --version
 
 Options:

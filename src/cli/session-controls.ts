@@ -1,6 +1,7 @@
 import { applyCompaction, estimateTokens, summariseOlderTurns } from "../agent/context.js";
 import type { Conversation, ConversationMessage } from "../agent/conversation.js";
 import type { AgentEvent } from "../agent/events.js";
+import { readSessionArtifacts } from "../artifacts/session-artifacts.js";
 import type { GantrySession } from "../gantry.js";
 import { compactionHooks } from "../hooks/loop-bridge.js";
 import type { ModelClient } from "../models/client.js";
@@ -23,6 +24,8 @@ export interface OpenState {
   conversation: Conversation;
   current: { model: ModelClient; writer: SessionWriter };
   system: string;
+  /** The system prompt for the session file in use (it names that session's artifacts). */
+  buildSystem(): string;
   declarations: ToolDeclaration[];
   /** This workspace's sessions folder. */
   sessions: string;
@@ -42,6 +45,8 @@ export function sessionControls(state: OpenState): Controls {
     state.current.writer = writer;
     state.conversation.messages.splice(0, state.conversation.messages.length, ...messages);
     state.session.identify({ sessionId: writer.id, transcriptPath: writer.file });
+    state.session.artifacts.replace(readSessionArtifacts(writer.file));
+    state.system = state.buildSystem();
     state.bindSubagents();
   };
   return {

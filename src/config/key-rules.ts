@@ -52,6 +52,9 @@ export const KEY_RULES: Readonly<Record<string, KeyRule>> = {
   "web.timeoutMs": limit(30_000),
   "web.maxBytes": limit(5 * 1024 * 1024),
   "web.allowPrivateNetwork": { kind: "allowance" },
+  // where searches and image prompts go (and with which key): a repository may not point them at its server
+  "web.search": { kind: "trusted" },
+  images: { kind: "trusted" },
   "subagents.maxDepth": limit(2),
   "subagents.maxTurns": limit(50),
   // subagents.models.* choose models (like `model`): unlisted, so only a trusted workspace sets them

@@ -6,6 +6,7 @@ import { ApprovalModeSettingSchema, PermissionsSchema } from "../policy/schema.j
 import { SubagentSettingsSchema } from "../subagents/settings.js";
 import { SandboxSettingsSchema } from "../tools/exec/sandbox-settings.js";
 import { ExecSettingsSchema } from "../tools/exec/settings.js";
+import { ImageSettingsSchema } from "../tools/images/settings.js";
 import { WebSettingsSchema } from "../tools/web/settings.js";
 import { LimitsSettingsSchema } from "../workspace/limits.js";
 import { SecretsSchema } from "../workspace/secrets.js";
@@ -41,6 +42,7 @@ export const SettingsSchema = z.strictObject({
     })
     .optional(),
   web: WebSettingsSchema.optional(),
+  images: ImageSettingsSchema.optional(),
   model: z.string().optional().describe("the model as provider:model-id, e.g. anthropic:claude-sonnet-4-5"),
   baseUrl: z.string().optional().describe("the provider's API base URL (required for openai-compatible)"),
   contextWindow: z.number().int().positive().optional().describe("the model's context window in tokens"),

@@ -1,3 +1,5 @@
+import { readBounded } from "../net/read-bounded.js";
+
 export interface HttpHookRequest {
   url: string;
   headers: Record<string, string>;
@@ -42,27 +44,6 @@ export async function runHttpHook(request: HttpHookRequest): Promise<HttpHookOut
     const reason = (cause as Error & { cause?: Error }).cause?.message ?? (cause as Error).message;
     return { ok: false, failure: `request failed: ${reason}` };
   }
-}
-
-async function readBounded(
-  response: Response,
-  maxBytes: number,
-): Promise<{ ok: true; text: string } | { ok: false; failure: string }> {
-  if (!response.body) return { ok: true, text: "" };
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > maxBytes) {
-      await reader.cancel();
-      return { ok: false, failure: `response body over ${maxBytes} bytes` };
-    }
-    chunks.push(value);
-  }
-  return { ok: true, text: Buffer.concat(chunks).toString("utf8") };
 }
 
 /** `${NAME}` (and `$NAME`) in a header value → the environment variable; unset names are reported. */

@@ -66,7 +66,23 @@ export async function checksForCall(call: CallToJudge, context: CheckContext): P
     });
   }
   if (checks.length === 0) checks.push(toolCheck(call.tool));
-  return checks;
+  return [...checks, ...(await effectChecks(call, context.workspaceRoot))];
+}
+
+/** A tool's declared reads and writes, judged like a read (view_file) and an edit (write_to_file) of each. */
+async function effectChecks(call: CallToJudge, workspaceRoot: string): Promise<Check[]> {
+  const effects = call.tool.spec.effects?.(call.args);
+  if (!effects) return [];
+  const judged = async (tool: string, safety: "read_only" | "write", target: string): Promise<Check> => ({
+    tool,
+    safety,
+    label: target,
+    value: await pathValue(workspaceRoot, target, false),
+  });
+  return Promise.all([
+    ...(effects.reads ?? []).map((target) => judged("view_file", "read_only", target)),
+    ...(effects.writes ?? []).map((target) => judged("write_to_file", "write", target)),
+  ]);
 }
 
 /** The tool's own account of the commands it runs, or a `CommandLine` argument run in `Cwd`. */

@@ -8,12 +8,14 @@ import { createMultiReplaceFileContentTool } from "./files/multi-replace-file-co
 import { createReplaceFileContentTool } from "./files/replace-file-content.js";
 import { createViewFileTool } from "./files/view-file.js";
 import { createWriteToFileTool } from "./files/write-to-file.js";
+import { createGenerateImageTool } from "./images/generate-image.js";
 import { createAskQuestionTool } from "./interaction/ask-question.js";
 import { createAskPermissionTool } from "./permission/ask-permission.js";
 import { createListPermissionsTool } from "./permission/list-permissions.js";
 import { createFindByNameTool } from "./search/find-by-name.js";
 import { createGrepSearchTool } from "./search/grep-search.js";
 import { createReadUrlContentTool } from "./web/read-url-content.js";
+import { createSearchWebTool } from "./web/search/search-web.js";
 
 /** Every built-in tool, made for one session. Each tool family adds its factories here. */
 export function createBuiltinTools(env: ToolEnvironment): AnyTool[] {
@@ -26,6 +28,7 @@ export function createBuiltinTools(env: ToolEnvironment): AnyTool[] {
     createDeleteFileTool(env),
     createFindByNameTool(env),
     createGrepSearchTool(env),
+    createSearchWebTool(env),
     createReadUrlContentTool(env),
     ...createExecTools(env),
     ...(env.permissions
@@ -35,6 +38,7 @@ export function createBuiltinTools(env: ToolEnvironment): AnyTool[] {
           createAskQuestionTool(env.permissions.asker),
         ]
       : []),
+    createGenerateImageTool(env),
     ...(env.subagents ? createSubagentTools(env.subagents) : []),
   ];
 }

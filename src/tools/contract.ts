@@ -105,6 +105,12 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   jsonSchema?: Record<string, unknown>;
   /** `subagents`: left out of the main agent's declarations and calls; a subagent that names it gets it. */
   audience?: "all" | "subagents";
+  /**
+   * Files a call reads or writes that its path arguments (AbsolutePath, TargetFile, …) do not name, so
+   * the permission rules judge them too: Read rules the reads, Edit rules the writes. Paths are absolute
+   * or workspace-relative.
+   */
+  effects?: (args: Record<string, unknown>) => { reads?: readonly string[]; writes?: readonly string[] };
 }
 
 /** Per-call context: what one call needs besides its arguments. Session-wide deps go to the tool's factory. */

@@ -1,6 +1,8 @@
 import type { AgentInbox } from "../agent/inbox.js";
+import type { ArtifactLog } from "../artifacts/artifacts.js";
 import type { Settings } from "../config/settings.js";
 import type { SessionPermissions } from "../policy/permissions.js";
+import type { SkillCatalog } from "../skills/catalog.js";
 import type { SubagentHost } from "../subagents/host.js";
 import type { ReadLedger } from "../workspace/read-ledger.js";
 import type { Workspace } from "../workspace/workspace.js";
@@ -35,4 +37,12 @@ export interface ToolEnvironment {
   permissions?: SessionPermissions;
   /** Subagent types and running agents (src/subagents): for the agent tools. */
   subagents?: SubagentHost;
+  /** Environment variables API keys are read from (default process.env). */
+  variables?: Record<string, string | undefined>;
+  /** The conversation's model, for tools that use the provider's own services (search_web's `model` backend). */
+  conversationModel?: { model?: string; baseUrl?: string };
+  /** The session's artifacts (write_to_file with ArtifactMetadata, generate_image). */
+  artifacts?: ArtifactLog;
+  /** The skills discovered for the session: view_file's IsSkillFile reads inside their folders. */
+  skills?: SkillCatalog;
 }

@@ -88,11 +88,18 @@ describe("agent files name tools in any harness's words", () => {
     ]);
   });
 
-  it("Claude Code's names, Agent(worker) included; TodoWrite and WebSearch are noted, not fatal", async () => {
+  it("Claude Code's names, Agent(worker) and WebSearch (search_web) included; TodoWrite is noted, not fatal", async () => {
     const { names, access } = await allowedBy("tools: Read, Grep, Glob, Agent(worker), TodoWrite, WebSearch");
-    expect(names.sort()).toEqual(["agent", "find_by_name", "grep_search", "list_dir", "view_file"]);
+    expect(names.sort()).toEqual([
+      "agent",
+      "find_by_name",
+      "grep_search",
+      "list_dir",
+      "search_web",
+      "view_file",
+    ]);
     expect(access.unknown).toEqual([]);
-    expect(access.unavailable).toEqual(["TodoWrite", "WebSearch"]);
+    expect(access.unavailable).toEqual(["TodoWrite"]);
   });
 
   it("disallowedTools takes tools away, in any harness's words", async () => {

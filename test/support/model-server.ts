@@ -1,5 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import {
+  anthropicSearchAnswer,
+  geminiImageAnswer,
+  geminiSearchAnswer,
+  openAiImageAnswer,
+  openAiResponsesSearchAnswer,
+  type ScriptedImage,
+  type ScriptedSearch,
+} from "./provider-json.js";
+import { readBody } from "./request-body.js";
 
 /**
  * A scripted model server (STYLE rule 10): a real HTTP server on 127.0.0.1 that answers the
@@ -9,6 +19,8 @@ import type { AddressInfo } from "node:net";
  */
 
 export type Protocol = "openai" | "anthropic" | "gemini";
+/** Every API the server answers: the chat protocols, OpenAI's Responses API (web search) and its images endpoints. */
+export type ApiProtocol = Protocol | "openai-responses" | "openai-images";
 
 export interface ScriptedToolCall {
   name: string;
@@ -37,10 +49,17 @@ export type ScriptedTurn =
     }
   | { error: { status: number; message?: string; retryAfterSeconds?: number } }
   /** Sends the headers and then nothing, until the client gives up. */
-  | { hang: true };
+  | { hang: true }
+  /**
+   * The provider's own web search, answered in JSON as it does (Gemini grounding, OpenAI Responses
+   * web_search_call, Anthropic web_search_tool_result); for the OpenAI chat protocol it is a failure.
+   */
+  | { search: ScriptedSearch; expect?: (request: RecordedRequest) => void }
+  /** An image from OpenAI's images endpoints or a Gemini image model, in JSON. */
+  | { image: ScriptedImage; expect?: (request: RecordedRequest) => void };
 
 export interface RecordedRequest {
-  protocol: Protocol | "unknown";
+  protocol: ApiProtocol | "unknown";
   method: string;
   path: string;
   headers: Record<string, string | string[] | undefined>;
@@ -98,12 +117,7 @@ export async function startModelServer(
     const raw = await readBody(req);
     const started = performance.now();
     const protocol = protocolOf(req.url ?? "");
-    let body: Record<string, unknown> = {};
-    try {
-      body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
-    } catch {
-      body = { unparsed: raw };
-    }
+    const body = parseBody(raw, String(req.headers["content-type"] ?? ""));
     const recorded: RecordedRequest = {
       protocol,
       method: req.method ?? "",
@@ -120,7 +134,7 @@ export async function startModelServer(
         ? `unexpected path ${req.method} ${req.url}`
         : turn === undefined
           ? `unexpected request #${requestCount} (the script has no turn left)`
-          : checkExpectation(turn, recorded);
+          : (turnMismatch(protocol, turn) ?? checkExpectation(turn, recorded));
     if (problem !== undefined || turn === undefined || protocol === "unknown") {
       const failure = `${problem}: ${raw.slice(0, 4000)}`;
       failures.push(failure);
@@ -128,7 +142,8 @@ export async function startModelServer(
       res.end(JSON.stringify({ error: { message: `scripted model server: ${failure}` } }));
       return;
     }
-    if ("endlessToolCall" in turn && turn.endlessToolCall) {
+    // a chat turn reaches only a chat protocol (turnMismatch)
+    if ("endlessToolCall" in turn && turn.endlessToolCall && isChatProtocol(protocol)) {
       stats.endlessBytes += await streamEndlessCall(protocol, turn, turn.endlessToolCall, res);
       return;
     }
@@ -162,11 +177,28 @@ export async function startModelServer(
   };
 }
 
-function protocolOf(url: string): Protocol | "unknown" {
+function protocolOf(url: string): ApiProtocol | "unknown" {
   if (url.includes("/chat/completions")) return "openai";
+  if (url.includes("/responses")) return "openai-responses";
+  if (url.includes("/images/generations") || url.includes("/images/edits")) return "openai-images";
   if (url.includes("/messages")) return "anthropic";
   if (url.includes(":streamGenerateContent") || url.includes(":generateContent")) return "gemini";
   return "unknown";
+}
+
+function isChatProtocol(protocol: ApiProtocol): protocol is Protocol {
+  return protocol === "openai" || protocol === "anthropic" || protocol === "gemini";
+}
+
+/** A turn the request's API cannot carry: a search on OpenAI's chat API, a chat turn on the images endpoint. */
+function turnMismatch(protocol: ApiProtocol, turn: ScriptedTurn): string | undefined {
+  if ("error" in turn || "hang" in turn) return undefined;
+  const json = "search" in turn || "image" in turn;
+  if (json && jsonAnswer(protocol, turn, {}) === undefined)
+    return `the script's next turn is ${"search" in turn ? "a search" : "an image"}, which ${protocol} cannot answer`;
+  if (!json && (protocol === "openai-responses" || protocol === "openai-images"))
+    return `the script's next turn is a chat turn, which ${protocol} cannot answer`;
+  return undefined;
 }
 
 function checkExpectation(turn: ScriptedTurn, request: RecordedRequest): string | undefined {
@@ -179,18 +211,32 @@ function checkExpectation(turn: ScriptedTurn, request: RecordedRequest): string 
   }
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let data = "";
-    req.setEncoding("utf8");
-    req.on("data", (chunk: string) => (data += chunk));
-    req.on("end", () => resolve(data));
-    req.on("error", reject);
-  });
+/** JSON as an object; a multipart form (OpenAI's image edits) as its field names, file names and types. */
+function parseBody(raw: string, contentType: string): Record<string, unknown> {
+  const boundary = /boundary=([^;]+)/.exec(contentType)?.[1];
+  if (contentType.startsWith("multipart/form-data") && boundary) {
+    const parts = raw.split(`--${boundary}`).slice(1, -1);
+    const fields = parts.map((part) => {
+      const head = part.split("\r\n\r\n")[0] ?? "";
+      const value = part.slice(head.length + 4).replace(/\r\n$/, "");
+      return {
+        name: /name="([^"]*)"/.exec(head)?.[1],
+        filename: /filename="([^"]*)"/.exec(head)?.[1],
+        contentType: /Content-Type: ([^\r\n]+)/i.exec(head)?.[1],
+        value: /filename=/.test(head) ? `(${value.length} bytes)` : value,
+      };
+    });
+    return { multipart: fields };
+  }
+  try {
+    return raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+  } catch {
+    return { unparsed: raw };
+  }
 }
 
 async function respond(
-  protocol: Protocol,
+  protocol: ApiProtocol,
   turn: ScriptedTurn,
   res: ServerResponse,
   body: Record<string, unknown>,
@@ -201,6 +247,11 @@ async function respond(
       headers["retry-after"] = String(turn.error.retryAfterSeconds);
     res.writeHead(turn.error.status, headers);
     res.end(JSON.stringify(errorBody(protocol, turn.error.status, turn.error.message ?? "scripted error")));
+    return;
+  }
+  if ("search" in turn || "image" in turn) {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify(jsonAnswer(protocol, turn, body)));
     return;
   }
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
@@ -228,7 +279,29 @@ async function respond(
 
 type TextTurn = Extract<ScriptedTurn, { text?: string }>;
 
-function errorBody(protocol: Protocol, status: number, message: string): unknown {
+function jsonAnswer(
+  protocol: ApiProtocol,
+  turn: Extract<ScriptedTurn, { search: ScriptedSearch } | { image: ScriptedImage }>,
+  body: Record<string, unknown>,
+): unknown {
+  const model = typeof body.model === "string" ? body.model : "scripted-model";
+  if ("image" in turn) {
+    if (protocol === "openai-images") return openAiImageAnswer(turn.image);
+    return protocol === "gemini" ? geminiImageAnswer(turn.image, model) : undefined;
+  }
+  if (protocol === "gemini") return geminiSearchAnswer(turn.search, model);
+  if (protocol === "openai-responses") {
+    const include = Array.isArray(body.include) ? body.include : [];
+    return openAiResponsesSearchAnswer(
+      turn.search,
+      model,
+      include.includes("web_search_call.action.sources"),
+    );
+  }
+  return protocol === "anthropic" ? anthropicSearchAnswer(turn.search, model) : undefined;
+}
+
+function errorBody(protocol: ApiProtocol, status: number, message: string): unknown {
   if (protocol === "anthropic") {
     const type = status === 429 ? "rate_limit_error" : status === 401 ? "authentication_error" : "api_error";
     return { type: "error", error: { type, message } };

@@ -5,6 +5,7 @@ import { unknownToolsMessage } from "../../subagents/spawn.js";
 import { createSubagentCatalog, type SubagentDefinition, type ToolSelection } from "../../subagents/types.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { type GlobalOptions, UsageError } from "../options.js";
+import { formatTable } from "./table.js";
 
 /** `gantry agents`: the subagent types this workspace offers, and any agent file that failed to load. */
 export async function run(args: string[], options: GlobalOptions): Promise<number> {
@@ -28,12 +29,7 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
     source: "SOURCE",
     description: "DESCRIPTION",
   };
-  const keys = Object.keys(headers) as (keyof typeof headers)[];
-  const widths = keys.map((key) => Math.max(headers[key].length, ...rows.map((row) => row[key].length)));
-  for (const row of [headers, ...rows]) {
-    const line = keys.map((key, i) => row[key].padEnd(widths[i] as number)).join("  ");
-    process.stdout.write(`${line.trimEnd()}\n`);
-  }
+  for (const line of formatTable(headers, rows)) process.stdout.write(`${line}\n`);
   for (const problem of catalog.problems) {
     process.stderr.write(`gantry: skipped ${problem.file}: ${problem.message}\n`);
   }

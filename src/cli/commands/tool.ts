@@ -31,6 +31,9 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
     requireReadBeforeEdit: false,
     trust: cliTrustOption(options.trust),
     ...(options.sandbox ? { sandbox: true } : {}),
+    // the conversation's model, for search_web's "model" backend
+    ...(options.model ? { model: options.model } : {}),
+    ...(options["base-url"] ? { baseUrl: options["base-url"] } : {}),
   });
   reportConfigNotices(session);
   const controller = new AbortController();

@@ -1,4 +1,6 @@
 import type { AgentEvent } from "../../agent/events.js";
+import { artifactLines } from "../../artifacts/format.js";
+import { readSessionArtifacts } from "../../artifacts/session-artifacts.js";
 import { expandPromptCommand, listPromptCommands, usageOf } from "../../mcp/prompts.js";
 import {
   APPROVAL_MODES,
@@ -24,6 +26,7 @@ export const SLASH_COMMANDS: Record<string, string> = {
   "/permissions": "the approval mode, permission rules and this session's grants",
   "/reload-hooks": "read the hook files again (changes to them count only after this)",
   "/mcp": "the MCP servers, their state and their prompts (/mcp__<server>__<prompt> args… runs one)",
+  "/artifacts": "the plans, reports and images this session saved",
   "/exit": "end the session (also Ctrl-D, or Ctrl-C at an empty prompt)",
 };
 
@@ -91,6 +94,9 @@ export async function runSlashCommand(line: string, context: CommandContext): Pr
     case "/resume":
       await resume(context, argument);
       break;
+    case "/artifacts":
+      print(artifactsList(agent));
+      break;
     case "/mcp":
       print(await mcpOverview(agent, context.signal));
       break;
@@ -105,6 +111,14 @@ export async function runSlashCommand(line: string, context: CommandContext): Pr
     }
   }
   return "done";
+}
+
+/** The artifacts of the session file in use (after /clear or /resume, that session's), from its log. */
+function artifactsList(agent: AgentSession): string {
+  const artifacts = readSessionArtifacts(agent.writer.file);
+  return artifacts.length > 0
+    ? artifactLines(artifacts, agent.session.workspace.root).join("\n")
+    : "no artifacts in this session yet";
 }
 
 async function mcpOverview(agent: AgentSession, signal: AbortSignal): Promise<string> {

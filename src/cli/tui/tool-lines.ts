@@ -24,6 +24,7 @@ const TARGET_ARGS = [
   "CommandLine",
   "Url",
   "query",
+  "ImageName",
   "Action",
   "name",
   "description",
@@ -41,6 +42,7 @@ export function describeTarget(name: string, args: unknown, workspaceRoot: strin
   const key = TARGET_ARGS.find((candidate) => typeof record[candidate] === "string");
   let target = key ? (record[key] as string) : "";
   if (key && /Path|File|Directory/.test(key)) target = relativeTo(workspaceRoot, target);
+  if (name === "search_web" && typeof record.query === "string") target = `"${record.query}"`;
   const pattern = record.Query ?? record.Pattern;
   if (typeof pattern === "string") target = `"${pattern}"${target ? ` in ${target}` : ""}`;
   if (name === "invoke_subagent" && Array.isArray(record.Subagents))
@@ -48,8 +50,17 @@ export function describeTarget(name: string, args: unknown, workspaceRoot: strin
   return shorten(target);
 }
 
+/** Seed 000's own words for a group's calls: "Searching web" while it runs, "Searched web for %s" after. */
+export const GROUP_PHRASES: Partial<
+  Record<DisplayGroup, { running: string; done: (target: string) => string }>
+> = {
+  WebSearch: { running: "Searching web", done: (target) => `Searched web for ${target}` },
+};
+
 /** `Read view_file src/a.ts`; a tool without a group shows its name alone. */
 export function formatCallLine(call: ToolCallView): string {
+  const phrase = call.group ? GROUP_PHRASES[call.group] : undefined;
+  if (phrase) return call.target ? phrase.done(call.target) : phrase.running;
   return [call.group, call.name, call.target].filter((part) => part).join(" ");
 }
 

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
-import { openVerifiedFile } from "../../workspace/paths.js";
+import { resolveSkillFile } from "../../skills/skill-files.js";
+import { openVerifiedFile, type PathError, type ResolvedPath } from "../../workspace/paths.js";
 import { snapshotOf } from "../../workspace/read-ledger.js";
 import { imageMimeType, imageMimeTypeOfBytes, looksBinary } from "../../workspace/text.js";
 import { defineTool, errorResult, okResult, type ToolResult } from "../contract.js";
@@ -37,6 +38,12 @@ const ViewFileParameters = z
       .describe(
         "Character offset into line StartLine (default line 1) where the output begins. For a line too long for one call (minified code): a cut result names the StartLine and ContentOffset that continue it.",
       ),
+    IsSkillFile: z
+      .boolean()
+      .optional()
+      .describe(
+        "true to read a file of a skill listed in the system prompt (its SKILL.md or a file it names), which may lie outside the workspace. Read-only.",
+      ),
   })
   .refine((args) => args.EndLine === undefined || args.EndLine >= (args.StartLine ?? 1), {
     path: ["EndLine"],
@@ -45,11 +52,41 @@ const ViewFileParameters = z
 
 type ViewFileArgs = z.infer<typeof ViewFileParameters>;
 
+type ResolvedTarget =
+  | { ok: true; root: string; path: ResolvedPath; shown: string; skill?: string }
+  | { ok: false; error: PathError };
+
 const SAMPLE_BYTES = 8192;
 
 /** `view_file`: numbered lines of a text file (streamed for ranges), or an image part for a picture. */
 export function createViewFileTool(env: ToolEnvironment) {
-  const { workspace, reads } = env;
+  const { workspace } = env;
+
+  /** The workspace's file, or with IsSkillFile a discovered skill's file (its folder is then the root). */
+  async function resolveTarget(args: ViewFileArgs): Promise<ResolvedTarget> {
+    if (args.IsSkillFile && env.skills) {
+      const found = await resolveSkillFile(env.skills, args.AbsolutePath, workspace.root, workspace.secrets);
+      if (found.kind === "refused") return { ok: false, error: found.error };
+      if (found.kind === "skill") {
+        return {
+          ok: true,
+          root: found.root,
+          path: found.path,
+          shown: found.path.abs,
+          skill: found.skill.name,
+        };
+      }
+    }
+    const inWorkspace = await workspace.resolve(args.AbsolutePath);
+    if (inWorkspace.ok)
+      return { ok: true, root: workspace.root, path: inWorkspace.path, shown: inWorkspace.path.rel };
+    if (args.IsSkillFile && inWorkspace.error.code === "outside_workspace") {
+      const message = `"${args.AbsolutePath}" is neither inside the workspace nor inside a discovered skill's folder; IsSkillFile reads only the skills listed in the system prompt (\`gantry skills\` lists them).`;
+      return { ok: false, error: { code: "outside_workspace", message } };
+    }
+    return inWorkspace;
+  }
+
   return defineTool({
     spec: {
       name: "view_file",
@@ -61,17 +98,19 @@ export function createViewFileTool(env: ToolEnvironment) {
       aliases: ["read_file", "read"],
     },
     async execute(args, ctx) {
-      const resolved = await workspace.resolve(args.AbsolutePath);
+      const resolved = await resolveTarget(args);
       if (!resolved.ok) return errorResult(resolved.error.code, resolved.error.message);
       if (!resolved.path.exists) {
         return errorResult("not_found", `"${args.AbsolutePath}" does not exist.`, {
-          path: resolved.path.rel,
+          path: resolved.shown,
         });
       }
-      const opened = await openVerifiedFile(workspace.root, resolved.path);
+      const opened = await openVerifiedFile(resolved.root, resolved.path);
       if (!opened.ok) return errorResult(opened.error.code, opened.error.message);
       const { handle, stats } = opened;
-      const rel = resolved.path.rel;
+      const rel = resolved.shown;
+      // only workspace files can be edited later: a skill file's read is not recorded for an edit
+      const reads = resolved.skill ? { record: () => undefined } : env.reads;
       try {
         const sample = await readSample(handle, stats.size);
         const imageType =
@@ -150,7 +189,8 @@ async function readImage(
 }
 
 function tooLargeResult(args: ViewFileArgs, rel: string, size: number): ToolResult {
-  const example = JSON.stringify({ AbsolutePath: args.AbsolutePath, StartLine: 1, EndLine: 200 });
+  const skill = args.IsSkillFile ? { IsSkillFile: true } : {};
+  const example = JSON.stringify({ AbsolutePath: args.AbsolutePath, ...skill, StartLine: 1, EndLine: 200 });
   return errorResult(
     "too_large",
     `"${rel}" is ${size} bytes, over the limit for reading a whole file. Pass StartLine and EndLine to read a part of it (any part of any size can be read that way), e.g. ${example}.`,
@@ -197,7 +237,7 @@ function windowResult(
 
 /** The arguments of the call that continues a cut result, or undefined when nothing asked for was left out. */
 function nextCall(args: ViewFileArgs, window: LineWindow, requestedEnd: number) {
-  const base = { AbsolutePath: args.AbsolutePath };
+  const base = { AbsolutePath: args.AbsolutePath, ...(args.IsSkillFile ? { IsSkillFile: true } : {}) };
   if (window.cut) {
     const end = args.EndLine !== undefined ? { EndLine: args.EndLine } : {};
     const offset =

@@ -1,5 +1,12 @@
 import { lstat } from "node:fs/promises";
 import { z } from "zod";
+import {
+  type ArtifactLog,
+  type ArtifactMetadata,
+  ArtifactMetadataSchema,
+  artifactsDirOf,
+  artifactTargetOf,
+} from "../../artifacts/artifacts.js";
 import type { ResolvedPath } from "../../workspace/paths.js";
 import { defineTool, errorResult, okResult, type ToolResult } from "../contract.js";
 import type { ToolEnvironment } from "../environment.js";
@@ -29,6 +36,7 @@ export const writeToFileParameters = z.object({
     ),
   CodeContent: z.string().describe("The complete content of the file."),
   Description: z.string().describe("A short description of the file or the change, shown to the user."),
+  ArtifactMetadata: ArtifactMetadataSchema.optional(),
 });
 
 type WriteArgs = z.infer<typeof writeToFileParameters>;
@@ -40,23 +48,40 @@ type WriteArgs = z.infer<typeof writeToFileParameters>;
  */
 export function createWriteToFileTool(env: ToolEnvironment) {
   const deps = editDepsOf(env);
+  const artifacts = artifactsDirOf(env.settings);
+  const targetOf = (args: { TargetFile: string; ArtifactMetadata?: unknown }) =>
+    args.ArtifactMetadata === undefined
+      ? ({ ok: true, target: args.TargetFile } as const)
+      : artifactTargetOf(args.TargetFile, artifacts, env.workspace.root);
   return defineTool({
     spec: {
       name: "write_to_file",
       description:
         "Create a new text file with the given content, creating missing folders, or (with Overwrite: " +
         "true) replace an existing file whole after viewing it. Prefer replace_file_content for small " +
-        "changes to an existing file: it costs fewer tokens and keeps unrelated lines safe.",
+        "changes to an existing file: it costs fewer tokens and keeps unrelated lines safe. With " +
+        "ArtifactMetadata it writes an artifact (a plan, task list, walkthrough or report for the user) " +
+        "into the artifacts folder.",
       parameters: writeToFileParameters,
       safety: "write",
       group: "Edit",
       aliases: ["write_file", "write"],
+      // an artifact's real target, so Edit rules judge where it goes
+      effects: (args) => {
+        const target =
+          typeof args.TargetFile === "string"
+            ? targetOf(args as { TargetFile: string; ArtifactMetadata?: unknown })
+            : undefined;
+        return { writes: args.ArtifactMetadata !== undefined && target?.ok ? [target.target] : [] };
+      },
     },
     async execute(args, ctx) {
-      const target = await resolveWriteTarget(deps, args.TargetFile);
+      const wanted = targetOf(args);
+      if (!wanted.ok) return errorResult("invalid_arguments", wanted.message);
+      const target = await resolveWriteTarget(deps, wanted.target);
       if (!target.ok) return target.result;
       const resolved = target.value;
-      return underFileLock(deps, resolved, async () => {
+      const written = await underFileLock(deps, resolved, async () => {
         const existing = await lstat(resolved.abs).catch(() => undefined);
         if (!existing) return createFile(deps, resolved, args, ctx.signal);
         if (existing.isDirectory()) {
@@ -74,8 +99,34 @@ export function createWriteToFileTool(env: ToolEnvironment) {
         }
         return overwriteFile(deps, { ...resolved, exists: true }, args, ctx.signal);
       });
+      return args.ArtifactMetadata
+        ? asArtifact(written, resolved.rel, args.ArtifactMetadata, env.artifacts)
+        : written;
     },
   });
+}
+
+/** A written artifact document: recorded in the session's list and, through its metadata, in the session log. */
+function asArtifact(
+  result: ToolResult,
+  rel: string,
+  metadata: ArtifactMetadata,
+  log: ArtifactLog | undefined,
+): ToolResult {
+  if (result.error) return result;
+  const artifact = {
+    path: rel,
+    type: metadata.ArtifactType,
+    summary: metadata.Summary,
+    tool: "write_to_file",
+    createdAt: new Date().toISOString(),
+  };
+  log?.add(artifact);
+  return {
+    ...result,
+    text: `${result.text}\nRecorded as a ${metadata.ArtifactType} artifact; the user sees it in their list of artifacts.`,
+    metadata: { ...result.metadata, artifact },
+  };
 }
 
 async function createFile(

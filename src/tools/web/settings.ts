@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { WebSearchSettingsSchema } from "./search/settings.js";
 
-/** The `web` section of .agents/settings.json: how read_url_content bounds a fetch, and where it may connect. */
+/** The `web` section of .agents/settings.json: how read_url_content bounds a fetch, where it may connect; search_web's backend. */
 export const WebSettingsSchema = z.strictObject({
   timeoutMs: z
     .number()
@@ -20,6 +21,7 @@ export const WebSettingsSchema = z.strictObject({
     .describe(
       "true, or the hosts (names, addresses, CIDR ranges such as 10.0.0.0/8) read_url_content may reach on loopback, private, link-local or metadata addresses; default: none",
     ),
+  search: WebSearchSettingsSchema.optional().describe("the backend search_web asks"),
 });
 export type WebSettings = z.infer<typeof WebSettingsSchema>;
 
