@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import { closest, distance } from "fastest-levenshtein";
 import { z } from "zod";
 import { HookSettingsSchema } from "../hooks/settings.js";
 import { ApprovalModeSettingSchema, PermissionsSchema } from "../policy/schema.js";
@@ -9,6 +8,10 @@ import { ExecSettingsSchema } from "../tools/exec/settings.js";
 import { WebSettingsSchema } from "../tools/web/settings.js";
 import { LimitsSettingsSchema } from "../workspace/limits.js";
 import { SecretsSchema } from "../workspace/secrets.js";
+import { didYouMean } from "./did-you-mean.js";
+
+// other settings readers (src/mcp/sources.ts) name unknown keys the same way
+export { didYouMean };
 
 /**
  * `.agents/settings.json`, in the user's home and in the workspace; how the two combine is
@@ -98,14 +101,6 @@ export function readJsonFile(file: string): unknown {
   } catch (cause) {
     throw new Error(`${file} is not valid JSON: ${(cause as Error).message}`);
   }
-}
-
-/** ` (did you mean "model"?)` when a known name is close to `key`, else nothing. */
-export function didYouMean(key: string, known: readonly string[]): string {
-  if (known.length === 0) return "";
-  const best = closest(key, [...known]);
-  const limit = Math.max(2, Math.floor(key.length / 3));
-  return distance(key.toLowerCase(), best.toLowerCase()) <= limit ? ` (did you mean "${best}"?)` : "";
 }
 
 function objectAt(root: unknown, at: readonly PropertyKey[]): Record<string, unknown> | undefined {
