@@ -19,6 +19,10 @@ export interface ScriptedToolCall {
 export type ScriptedTurn =
   | {
       text?: string;
+      /** Reasoning streamed before the text (OpenAI-compatible `reasoning_content`, Anthropic thinking). */
+      reasoning?: string;
+      /** Ends the turn as cut by the output limit (finish_reason "length" / stop_reason "max_tokens"). */
+      cutOff?: boolean;
       toolCalls?: ScriptedToolCall[];
       usage?: { input: number; output: number };
       /** Milliseconds to wait before the first byte. */
@@ -36,6 +40,8 @@ export type ScriptedTurn =
       endlessToolCall?: { name: string; field: string };
     }
   | { error: { status: number; message?: string; retryAfterSeconds?: number } }
+  /** Answers with this body as it is (an HTML page where the API should be, plain JSON, a text 404). */
+  | { raw: { status: number; contentType: string; body: string } }
   /** Sends the headers and then nothing, until the client gives up. */
   | { hang: true };
 
@@ -75,6 +81,11 @@ const ARGUMENT_CHUNK = 7;
 export interface ModelServerOptions {
   /** Keep every request (default true); benchmarks turn it off so the server's memory stays flat. */
   record?: boolean;
+  /**
+   * Other paths the server answers, outside the script (a local server's `/props`, `/api/show`,
+   * `/v1/models`): `"GET /props"` → the JSON to send. Requests to them are recorded too.
+   */
+  routes?: Record<string, unknown>;
 }
 
 export async function startModelServer(
@@ -114,6 +125,12 @@ export async function startModelServer(
     };
     requestCount++;
     if (options.record !== false) requests.push(recorded);
+    const route = options.routes?.[`${req.method} ${(req.url ?? "").split("?")[0]}`];
+    if (route !== undefined) {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(route));
+      return;
+    }
     const turn = queue.shift();
     const problem =
       protocol === "unknown"
@@ -195,6 +212,11 @@ async function respond(
   res: ServerResponse,
   body: Record<string, unknown>,
 ): Promise<void> {
+  if ("raw" in turn) {
+    res.writeHead(turn.raw.status, { "content-type": turn.raw.contentType });
+    res.end(turn.raw.body);
+    return;
+  }
   if ("error" in turn) {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (turn.error.retryAfterSeconds !== undefined)
@@ -251,6 +273,8 @@ function openAiFrames(turn: TextTurn, model: string): string[] {
   const delta = (d: Record<string, unknown>, finish: string | null = null) =>
     sse({ ...base, choices: [{ index: 0, delta: d, finish_reason: finish }] });
   const frames = [delta({ role: "assistant", content: "" })];
+  for (const piece of turn.reasoning ? chunks(turn.reasoning, 5) : [])
+    frames.push(delta({ reasoning_content: piece }));
   for (const piece of turn.text ? chunks(turn.text, 5) : []) frames.push(delta({ content: piece }));
   (turn.toolCalls ?? []).forEach((call, index) => {
     const id = call.id ?? `call_${index}_${Math.random().toString(36).slice(2, 8)}`;
@@ -260,7 +284,7 @@ function openAiFrames(turn: TextTurn, model: string): string[] {
     for (const piece of chunks(JSON.stringify(call.args), ARGUMENT_CHUNK))
       frames.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
   });
-  frames.push(delta({}, turn.toolCalls?.length ? "tool_calls" : "stop"));
+  frames.push(delta({}, turn.cutOff ? "length" : turn.toolCalls?.length ? "tool_calls" : "stop"));
   const usage = turn.usage ?? { input: 10, output: 5 };
   frames.push(
     sse({
@@ -295,6 +319,20 @@ function anthropicFrames(turn: TextTurn, model: string): string[] {
     }),
   ];
   let index = 0;
+  if (turn.reasoning) {
+    frames.push(
+      namedSse({ type: "content_block_start", index, content_block: { type: "thinking", thinking: "" } }),
+    );
+    for (const piece of chunks(turn.reasoning, 5))
+      frames.push(
+        namedSse({ type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: piece } }),
+      );
+    frames.push(
+      namedSse({ type: "content_block_delta", index, delta: { type: "signature_delta", signature: "sig" } }),
+    );
+    frames.push(namedSse({ type: "content_block_stop", index }));
+    index++;
+  }
   if (turn.text) {
     frames.push(namedSse({ type: "content_block_start", index, content_block: { type: "text", text: "" } }));
     for (const piece of chunks(turn.text, 5))
@@ -327,7 +365,10 @@ function anthropicFrames(turn: TextTurn, model: string): string[] {
   frames.push(
     namedSse({
       type: "message_delta",
-      delta: { stop_reason: turn.toolCalls?.length ? "tool_use" : "end_turn", stop_sequence: null },
+      delta: {
+        stop_reason: turn.cutOff ? "max_tokens" : turn.toolCalls?.length ? "tool_use" : "end_turn",
+        stop_sequence: null,
+      },
       usage: { output_tokens: usage.output },
     }),
   );
