@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { ModelClient } from "../models/client.js";
+import { firstSentence } from "../tools/compact.js";
 import type { ToolDeclaration } from "../tools/registry.js";
 import type { Conversation, ConversationMessage } from "./conversation.js";
 import type { ModelErrorInfo } from "./events.js";
@@ -61,12 +62,6 @@ When the task is done, answer with a short summary of what you did.`,
   }
   if (input.extra) sections.push(input.extra);
   return sections.join("\n\n");
-}
-
-function firstSentence(text: string): string {
-  const line = text.split("\n")[0] ?? "";
-  const end = line.search(/\.(\s|$)/);
-  return end < 0 ? line : line.slice(0, end + 1);
 }
 
 // ---- compaction -------------------------------------------------------------------------------

@@ -24,6 +24,14 @@ export const SettingsSchema = z.strictObject({
   tools: z
     .strictObject({
       disabled: z.array(z.string()).optional().describe("tool names (or aliases) switched off"),
+      only: z
+        .array(z.string())
+        .optional()
+        .describe("the only tools the model gets (names or aliases); the others are switched off"),
+      compact: z
+        .boolean()
+        .optional()
+        .describe("short tool declarations for small local models: first sentences, no field descriptions"),
     })
     .optional(),
   /** Lets the agent's own edit and command tools change .agents/hooks.json, settings files and the like. */

@@ -60,6 +60,8 @@ export interface ModelServer {
   readonly origin: string;
   baseUrl(protocol: Protocol): string;
   readonly requests: RecordedRequest[];
+  /** Requests to paths outside the providers' APIs (a client probing `/props`, `/api/show`): 404 unless routed. */
+  readonly probes: RecordedRequest[];
   readonly failures: string[];
   /** Turns not yet served. */
   readonly remaining: number;
@@ -96,6 +98,7 @@ export async function startModelServer(
   const stats = { responses: 0, serveMs: 0, endlessBytes: 0 };
   let requestCount = 0;
   const requests: RecordedRequest[] = [];
+  const probes: RecordedRequest[] = [];
   const failures: string[] = [];
   const open = new Set<ServerResponse>();
 
@@ -123,22 +126,22 @@ export async function startModelServer(
       body,
       text: raw,
     };
-    requestCount++;
-    if (options.record !== false) requests.push(recorded);
-    const route = options.routes?.[`${req.method} ${(req.url ?? "").split("?")[0]}`];
-    if (route !== undefined) {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(route));
+    if (protocol === "unknown") {
+      // not a model call: what a client asks a local server about itself (its context window)
+      probes.push(recorded);
+      const route = options.routes?.[`${req.method} ${(req.url ?? "").split("?")[0]}`];
+      res.writeHead(route === undefined ? 404 : 200, { "content-type": "application/json" });
+      res.end(JSON.stringify(route ?? { error: "not found" }));
       return;
     }
+    requestCount++;
+    if (options.record !== false) requests.push(recorded);
     const turn = queue.shift();
     const problem =
-      protocol === "unknown"
-        ? `unexpected path ${req.method} ${req.url}`
-        : turn === undefined
-          ? `unexpected request #${requestCount} (the script has no turn left)`
-          : checkExpectation(turn, recorded);
-    if (problem !== undefined || turn === undefined || protocol === "unknown") {
+      turn === undefined
+        ? `unexpected request #${requestCount} (the script has no turn left)`
+        : checkExpectation(turn, recorded);
+    if (problem !== undefined || turn === undefined) {
       const failure = `${problem}: ${raw.slice(0, 4000)}`;
       failures.push(failure);
       res.writeHead(500, { "content-type": "application/json" });
@@ -162,6 +165,7 @@ export async function startModelServer(
     origin,
     baseUrl: (protocol) => (protocol === "gemini" ? `${origin}/v1beta` : `${origin}/v1`),
     requests,
+    probes,
     failures,
     stats,
     get remaining() {
