@@ -49,6 +49,8 @@ export interface AgentLoopOptions {
   /** The lifecycle hooks of this agent (Stop, compaction, the model call), if any. */
   hooks?: LoopHooks;
   onEvent?: (event: AgentEvent) => void;
+  /** Awaited after a call's `tool_start`, before it runs (an editor adapter reads the file an edit will change). */
+  beforeToolRuns?: (call: ToolCallRecord) => Promise<void>;
 }
 
 export interface AgentRunResult {
@@ -299,6 +301,10 @@ async function runOneCall(run: LoopRun, call: ToolCallRecord, turn: number): Pro
         agentId: run.agentId,
         ...(allowTool ? { allowTool } : {}),
         onUpdate: (partial) => run.emit({ type: "tool_update", turn, callId: call.callId, partial }),
+        onStart: async () => {
+          run.emit({ type: "tool_start", turn, callId: call.callId });
+          await run.options.beforeToolRuns?.(call);
+        },
       },
     );
     run.stopRequested ??= stopRequestedBy([result]);

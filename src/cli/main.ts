@@ -35,6 +35,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  if (options.acp) return (await import("../acp/stdio.js")).run(positionals, options);
   if (options.prompt !== undefined) return (await import("./headless.js")).run(positionals, options);
   const [command, ...rest] = positionals;
   const load = command === undefined ? undefined : COMMANDS[command];

@@ -13,6 +13,7 @@ export const GLOBAL_OPTIONS = {
   "max-turns": { type: "string" },
   continue: { type: "boolean", short: "c" },
   resume: { type: "string", short: "r" },
+  acp: { type: "boolean" },
   version: { type: "boolean", short: "v" },
   help: { type: "boolean", short: "h" },
 } as const satisfies ParseArgsConfig["options"];
@@ -46,6 +47,7 @@ export interface GlobalOptions {
   "max-turns"?: string;
   continue?: boolean;
   resume?: string;
+  acp?: boolean;
   version?: boolean;
   help?: boolean;
   /** A command's own options (COMMAND_OPTIONS). */
@@ -78,6 +80,7 @@ export const USAGE = `Usage:
   gantry mcp add [-s user|project] [-t stdio|http|sse] [-e K=V] [-H "K: V"] NAME COMMAND|URL [-- ARGS...]
   gantry mcp add-json NAME JSON | remove NAME [-s SCOPE] | login NAME | logout NAME
   gantry mcp serve                        serve Gantry's tools over stdio to an MCP client
+  gantry --acp [options]                  an Agent Client Protocol agent on stdin/stdout, for editors (Zed, ...)
   gantry --version
 
 Options:

@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import type { Conversation, ConversationMessage } from "../agent/conversation.js";
+import type { Conversation, ConversationMessage, ToolCallRecord } from "../agent/conversation.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { AgentRunResult } from "../agent/loop.js";
 import type { Settings } from "../config/settings.js";
@@ -70,6 +70,8 @@ export interface PromptOptions {
   signal?: AbortSignal;
   maxTurns?: number;
   onEvent?(event: AgentEvent): void;
+  /** Awaited before each tool call runs, after it was allowed (e.g. to look at the file an edit changes). */
+  beforeToolRuns?(call: ToolCallRecord): Promise<void>;
 }
 
 export type PromptInput = string | ConversationMessage[];
@@ -161,6 +163,7 @@ function agentOver(
     const done = opened.run(messages, {
       ...(run.signal ? { signal: run.signal } : {}),
       ...(maxTurns ? { maxTurns } : {}),
+      ...(run.beforeToolRuns ? { beforeToolRuns: run.beforeToolRuns } : {}),
       onEvent: (event) => {
         options.onEvent?.(event);
         run.onEvent?.(event);

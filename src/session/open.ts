@@ -1,7 +1,7 @@
 import { buildSystemPrompt, estimateTokens, loadProjectInstructions } from "../agent/context.js";
 import { type Conversation, type ConversationMessage, createConversation } from "../agent/conversation.js";
 import type { AgentEvent } from "../agent/events.js";
-import { type AgentRunResult, runAgentLoop } from "../agent/loop.js";
+import { type AgentLoopOptions, type AgentRunResult, runAgentLoop } from "../agent/loop.js";
 import { createSessionEvents, type SessionEvents } from "../cli/session-events.js";
 import type { GantrySession } from "../gantry.js";
 import { loopHooksFor } from "../hooks/loop-bridge.js";
@@ -43,6 +43,8 @@ export interface RunRequest {
   maxTurns?: number;
   /** Headless: stay while background work may still post to the inbox. */
   waitForHeldWork?: boolean;
+  /** Awaited before each call runs (see AgentLoopOptions). */
+  beforeToolRuns?: AgentLoopOptions["beforeToolRuns"];
 }
 
 /**
@@ -179,6 +181,7 @@ async function runOn(
       waitForHeldWork: request.waitForHeldWork === true,
       compaction: { contextWindow: model.contextWindow },
       retry: retryFromEnvironment(env),
+      ...(request.beforeToolRuns ? { beforeToolRuns: request.beforeToolRuns } : {}),
       ...(maxTurns ? { maxTurns } : {}),
       ...(hooks ? { hooks } : {}),
       onEvent,
