@@ -22,7 +22,7 @@ import { createPolicyStep } from "./policy/policy-step.js";
 import { createSubagentHost, type SubagentHost } from "./subagents/host.js";
 import { createBuiltinTools } from "./tools/builtin.js";
 import type { AnyTool } from "./tools/contract.js";
-import type { BackgroundKind, SessionLifecycle } from "./tools/environment.js";
+import type { BackgroundKind, EditorFiles, SessionLifecycle } from "./tools/environment.js";
 import { createToolPipeline, type ToolPipeline } from "./tools/pipeline.js";
 import { createToolRegistry, type ToolRegistry } from "./tools/registry.js";
 import { scriptsOfHooks } from "./trust/covered.js";
@@ -79,6 +79,8 @@ export interface GantryOptions {
   tools?: readonly AnyTool[];
   /** The caller's own hook groups (createAgent `hooks`), after the files' hooks; they always count. */
   hookGroups?: readonly HookGroup[];
+  /** An editor's open files (ACP): view_file reads their unsaved text. */
+  editorFiles?: EditorFiles;
 }
 
 export interface BackgroundWork {
@@ -222,6 +224,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
       inbox,
       lifecycle,
       requireReadBeforeEdit: options.requireReadBeforeEdit,
+      ...(options.editorFiles ? { editorFiles: options.editorFiles } : {}),
     }),
   );
   for (const tool of options.tools ?? []) registry.register(tool);

@@ -4,6 +4,8 @@ import {
   type AgentApp,
   type AgentContext,
   agent as agentApp,
+  type ClientCapabilities,
+  type InitializeResponse,
   type McpServer,
   PROTOCOL_VERSION,
   RequestError,
@@ -15,6 +17,7 @@ import type { Settings } from "../config/settings.js";
 import { APPROVAL_MODES, type ApprovalMode, MODE_DESCRIPTIONS, parseApprovalMode } from "../policy/modes.js";
 import { type Agent, createAgent } from "../sdk/agent.js";
 import type { McpServerSpec } from "../sdk/mcp.js";
+import type { EditorFiles } from "../tools/environment.js";
 import { createToolRegistry } from "../tools/registry.js";
 import type { TrustOption } from "../trust/session-trust.js";
 import { createAcpAsker } from "./asker.js";
@@ -58,6 +61,7 @@ const STOP_REASONS: Record<AgentRunResult["reason"], StopReason | undefined> = {
  */
 export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; closeAll(): Promise<void> } {
   const sessions = new Map<string, OpenSession>();
+  let capabilities: ClientCapabilities = {};
   const find = (sessionId: string) => {
     const found = sessions.get(sessionId);
     if (!found)
@@ -82,6 +86,9 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
       ...(options.approvalMode ? { approvalMode: options.approvalMode } : {}),
       ...(resume ? { resume } : {}),
       mcpServers: mcpServers.map(toSpec),
+      ...(capabilities.fs?.readTextFile
+        ? { editorFiles: editorFilesOf(client, () => current?.agent.sessionId ?? "") }
+        : {}),
       asker: createAcpAsker(
         client,
         () => current?.agent.sessionId ?? "",
@@ -100,16 +107,10 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
   };
 
   const app = agentApp({ name: "gantry" })
-    .onRequest("initialize", () => ({
-      protocolVersion: PROTOCOL_VERSION,
-      agentCapabilities: {
-        loadSession: true,
-        promptCapabilities: { image: false, audio: false, embeddedContext: true },
-        mcpCapabilities: { http: false, sse: false },
-      },
-      agentInfo: { name: "gantry", title: "Gantry", version: packageVersion() },
-      authMethods: [],
-    }))
+    .onRequest("initialize", ({ params }) => {
+      capabilities = params.clientCapabilities ?? {};
+      return initializeResponse();
+    })
     .onRequest("session/new", async ({ params, client }) => {
       const opened = await open(client, params.cwd, params.mcpServers);
       return { sessionId: opened.agent.sessionId, modes: modesOf(opened.agent) };
@@ -173,6 +174,33 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
 }
 
 const emptyRegistry = createToolRegistry();
+
+function initializeResponse(): InitializeResponse {
+  return {
+    protocolVersion: PROTOCOL_VERSION,
+    agentCapabilities: {
+      loadSession: true,
+      promptCapabilities: { image: false, audio: false, embeddedContext: true },
+      mcpCapabilities: { http: false, sse: false },
+    },
+    agentInfo: { name: "gantry", title: "Gantry", version: packageVersion() },
+    authMethods: [],
+  };
+}
+
+/** The client's `fs/read_text_file`: the editor's text of a file, unsaved changes included. */
+function editorFilesOf(client: AgentContext, sessionId: () => string): EditorFiles {
+  return {
+    async readText(absPath, signal) {
+      const answer = await client.request(
+        "fs/read_text_file",
+        { sessionId: sessionId(), path: absPath },
+        { cancellationSignal: signal },
+      );
+      return answer.content;
+    },
+  };
+}
 
 function modesOf(agent: Agent): SessionModeState {
   return {

@@ -15,6 +15,7 @@ import {
 import type { ApprovalMode } from "../policy/modes.js";
 import { type OpenConversation, openConversation } from "../session/open.js";
 import type { AnyTool } from "../tools/contract.js";
+import type { EditorFiles } from "../tools/environment.js";
 import type { TrustOption } from "../trust/session-trust.js";
 import { type AgentHooks, hookGroupsFor } from "./hooks.js";
 import { type McpServersOption, mcpServersByName } from "./mcp.js";
@@ -64,6 +65,8 @@ export interface AgentOptions {
   instructions?: string;
   /** Every event of every run, subagents' included (they carry their agentId). */
   onEvent?(event: AgentEvent): void;
+  /** An editor's open files: view_file shows their unsaved text (the ACP agent passes the client's). */
+  editorFiles?: EditorFiles;
 }
 
 export interface PromptOptions {
@@ -125,6 +128,7 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     ...(options.approvalMode ? { approvalMode: options.approvalMode } : {}),
     ...(options.settings ? { settings: options.settings } : {}),
     ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
+    ...(options.editorFiles ? { editorFiles: options.editorFiles } : {}),
   });
   const opened = await openConversation({
     session,

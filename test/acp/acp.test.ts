@@ -30,6 +30,8 @@ interface Editor {
   connection: ClientConnection;
   updates: SessionNotification[];
   permissions: RequestPermissionRequest[];
+  /** Paths the agent read through the editor (fs/read_text_file). */
+  reads: string[];
   /** How the next permission questions are answered, in order (default: allow once). */
   answers: ((request: RequestPermissionRequest) => RequestPermissionResponse)[];
   stderr: () => string;
@@ -48,8 +50,13 @@ function startEditor(extra: string[] = []): Editor {
   const updates: SessionNotification[] = [];
   const permissions: RequestPermissionRequest[] = [];
   const answers: Editor["answers"] = [];
+  const reads: string[] = [];
   const app = client({ name: "test-editor" })
     .onNotification("session/update", ({ params }) => void updates.push(params))
+    .onRequest("fs/read_text_file", ({ params }) => {
+      reads.push(params.path);
+      return { content: "# Notes\nunsaved change in the editor\n" };
+    })
     .onRequest("session/request_permission", ({ params }) => {
       permissions.push(params);
       const answer = answers.shift();
@@ -63,6 +70,7 @@ function startEditor(extra: string[] = []): Editor {
   return {
     connection,
     updates,
+    reads,
     permissions,
     answers,
     stderr: () => stderr,
@@ -74,14 +82,19 @@ function startEditor(extra: string[] = []): Editor {
   };
 }
 
-async function editorWith(turns: ScriptedTurn[], files: Record<string, string> = {}, extra: string[] = []) {
+async function editorWith(
+  turns: ScriptedTurn[],
+  files: Record<string, string> = {},
+  extra: string[] = [],
+  readTextFile = false,
+) {
   ws = await createTempWorkspace(files);
   server = await startModelServer(turns);
   const editor = startEditor(extra);
   editors.push(editor);
   const init = await editor.connection.agent.request("initialize", {
     protocolVersion: 1,
-    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    clientCapabilities: { fs: { readTextFile, writeTextFile: false }, terminal: false },
   });
   return { editor, init };
 }
@@ -323,5 +336,47 @@ describe("gantry --acp, driven by the ACP SDK's client", () => {
       prompt: [{ type: "text", text: "?" }],
     });
     expect(textOf(editor, "agent_thought_chunk")).toBe("Hmm, let me see.");
+  });
+
+  it(
+    "reads files through the editor when it offers fs/read_text_file, so unsaved changes count",
+    E2E,
+    async () => {
+      const { editor } = await editorWith(
+        [{ toolCalls: [{ name: "view_file", args: { AbsolutePath: "notes.md" } }] }, { text: "seen" }],
+        { "notes.md": "# Notes\nsaved\n", ".env": "SECRET=1\n" },
+        [],
+        true,
+      );
+      const { sessionId } = await editor.connection.agent.request("session/new", {
+        cwd: ws?.root ?? "",
+        mcpServers: [],
+      });
+      await editor.connection.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "read" }],
+      });
+      expect(editor.reads).toEqual([path.join(ws?.root ?? "", "notes.md")]);
+      expect(server?.requests[1]?.text).toContain("unsaved change in the editor");
+    },
+  );
+
+  it("never asks the editor for a file the workspace guard refuses", E2E, async () => {
+    const { editor } = await editorWith(
+      [{ toolCalls: [{ name: "view_file", args: { AbsolutePath: ".env" } }] }, { text: "refused" }],
+      { ".env": "SECRET=1\n" },
+      [],
+      true,
+    );
+    const { sessionId } = await editor.connection.agent.request("session/new", {
+      cwd: ws?.root ?? "",
+      mcpServers: [],
+    });
+    await editor.connection.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "read" }],
+    });
+    expect(editor.reads).toEqual([]);
+    expect(server?.requests[1]?.text).toContain("is a secret file");
   });
 });

@@ -6,7 +6,7 @@ import { snapshotOf } from "../../workspace/read-ledger.js";
 import { imageMimeType, imageMimeTypeOfBytes, looksBinary } from "../../workspace/text.js";
 import { defineTool, errorResult, okResult, type ToolResult } from "../contract.js";
 import type { ToolEnvironment } from "../environment.js";
-import { type LineWindow, readLineWindow } from "./read-lines.js";
+import { bytesSource, type LineWindow, readLineWindow } from "./read-lines.js";
 
 const ViewFileParameters = z
   .object({
@@ -92,10 +92,17 @@ export function createViewFileTool(env: ToolEnvironment) {
           args.StartLine !== undefined || args.EndLine !== undefined || args.ContentOffset !== undefined;
         if (!ranged && stats.size > workspace.limits.maxFileBytes)
           return tooLargeResult(args, rel, stats.size);
-        const request = windowRequest(args, stats.size, ctx.signal);
-        const window = await readLineWindow(handle, request);
+        // the editor's text of the file, unsaved changes included, when it offers it (ACP clients)
+        const edited = await env.editorFiles?.readText(resolved.path.abs, ctx.signal).catch(() => undefined);
+        const source = edited === undefined ? handle : bytesSource(Buffer.from(edited, "utf8"));
+        const size = edited === undefined ? stats.size : Buffer.byteLength(edited, "utf8");
+        const request = windowRequest(args, size, ctx.signal);
+        const window = await readLineWindow(source, request);
         reads.record(resolved.path.abs, snapshotOf(stats, window.sha256));
-        return windowResult(args, rel, stats.size, window, request.endLine);
+        const result = windowResult(args, rel, size, window, request.endLine);
+        return edited === undefined
+          ? result
+          : { ...result, metadata: { ...result.metadata, fromEditor: true } };
       } finally {
         await handle.close();
       }
