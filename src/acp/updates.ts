@@ -2,6 +2,7 @@ import type { AgentContext, SessionUpdate } from "@agentclientprotocol/sdk";
 import type { ConversationMessage, ToolCallRecord } from "../agent/conversation.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { GantrySession } from "../gantry.js";
+import type { PlanStep } from "../tools/interaction/update-plan.js";
 import { type EditSnapshot, resultContent, snapshotBeforeEdit, viewOf } from "./tool-calls.js";
 
 /**
@@ -33,6 +34,17 @@ export function createUpdateSender(client: AgentContext, sessionId: string, sess
     });
   };
 
+  /** update_plan's steps as the session's plan (the editor replaces the whole plan each time). */
+  const sendPlan = (plan: unknown) => {
+    if (!Array.isArray(plan)) return;
+    const entries = (plan as PlanStep[]).map((step) => ({
+      content: step.step,
+      status: step.status,
+      priority: "medium" as const,
+    }));
+    send({ sessionUpdate: "plan", entries });
+  };
+
   return {
     /** The loop's events, as ACP updates. */
     onEvent(event: AgentEvent) {
@@ -53,6 +65,7 @@ export function createUpdateSender(client: AgentContext, sessionId: string, sess
             content: [{ type: "content", content: { type: "text", text: event.partial } }],
           });
         case "tool_result":
+          if (toolOf(event.call.name)?.spec.name === "update_plan") sendPlan(event.result.metadata.plan);
           return send(async () => ({
             sessionUpdate: "tool_call_update",
             toolCallId: event.call.callId,

@@ -9,6 +9,7 @@ import { createReplaceFileContentTool } from "./files/replace-file-content.js";
 import { createViewFileTool } from "./files/view-file.js";
 import { createWriteToFileTool } from "./files/write-to-file.js";
 import { createAskQuestionTool } from "./interaction/ask-question.js";
+import { createUpdatePlanTool } from "./interaction/update-plan.js";
 import { createAskPermissionTool } from "./permission/ask-permission.js";
 import { createListPermissionsTool } from "./permission/list-permissions.js";
 import { createFindByNameTool } from "./search/find-by-name.js";
@@ -28,6 +29,7 @@ export function createBuiltinTools(env: ToolEnvironment): AnyTool[] {
     createGrepSearchTool(env),
     createReadUrlContentTool(env),
     ...createExecTools(env),
+    createUpdatePlanTool(),
     ...(env.permissions
       ? [
           createListPermissionsTool(env.permissions),

@@ -379,4 +379,31 @@ describe("gantry --acp, driven by the ACP SDK's client", () => {
     expect(editor.reads).toEqual([]);
     expect(server?.requests[1]?.text).toContain("is a secret file");
   });
+
+  it("shows the model's plan (update_plan) as the session's plan", E2E, async () => {
+    const plan = [
+      { step: "read the notes", status: "completed" },
+      { step: "fix them", status: "in_progress" },
+    ];
+    const { editor } = await editorWith([
+      { toolCalls: [{ name: "update_plan", args: { plan } }] },
+      { text: "ok" },
+    ]);
+    const { sessionId } = await editor.connection.agent.request("session/new", {
+      cwd: ws?.root ?? "",
+      mcpServers: [],
+    });
+    await editor.connection.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "plan" }],
+    });
+    const shown = editor.updates.find((note) => note.update.sessionUpdate === "plan");
+    expect(shown?.update).toEqual({
+      sessionUpdate: "plan",
+      entries: [
+        { content: "read the notes", status: "completed", priority: "medium" },
+        { content: "fix them", status: "in_progress", priority: "medium" },
+      ],
+    });
+  });
 });
