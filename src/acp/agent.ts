@@ -116,7 +116,13 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
       return { sessionId: opened.agent.sessionId, modes: modesOf(opened.agent) };
     })
     .onRequest("session/load", async ({ params, client }) => {
-      sessions.get(params.sessionId)?.running?.abort();
+      // loading a session this connection already has open: the old one is closed first (one writer per file)
+      const previous = sessions.get(params.sessionId);
+      if (previous) {
+        sessions.delete(params.sessionId);
+        previous.running?.abort(new Error("the session was loaded again"));
+        await previous.agent.close();
+      }
       const opened = await open(client, params.cwd, params.mcpServers, params.sessionId);
       opened.updates.replay(opened.agent.conversation.messages);
       await opened.updates.flushed();

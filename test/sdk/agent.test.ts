@@ -266,4 +266,38 @@ describe("createAgent", () => {
       /createAgent: No model is configured/,
     );
   });
+
+  it("runs subagents as the CLI does, through the same pipeline", async () => {
+    const agent = await agentWith([
+      {
+        toolCalls: [
+          {
+            name: "agent",
+            args: {
+              description: "Count the files here",
+              prompt: "TASK-SDK: list the folder",
+              run_in_background: false,
+            },
+          },
+        ],
+      },
+      {
+        expect: (request) => expect(request.text).toContain("TASK-SDK"),
+        toolCalls: [{ name: "list_dir", args: { DirectoryPath: "." } }],
+      },
+      { text: "SUB-REPORT: empty folder" },
+      {
+        text: "The helper says the folder is empty.",
+        expect: (request) => expect(request.text).toContain("SUB-REPORT"),
+      },
+    ]);
+    const seen: string[] = [];
+    const result = await agent.prompt("how many files?", {
+      onEvent: (event) => void (event.type === "tool_call" && seen.push(event.call.name)),
+    });
+    expect(server?.failures).toEqual([]);
+    expect(result.text).toBe("The helper says the folder is empty.");
+    expect(seen).toEqual(["agent"]);
+    server?.assertDone();
+  });
 });
