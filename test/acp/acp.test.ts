@@ -343,8 +343,28 @@ describe("gantry --acp, driven by the ACP SDK's client", () => {
     E2E,
     async () => {
       const { editor } = await editorWith(
-        [{ toolCalls: [{ name: "view_file", args: { AbsolutePath: "notes.md" } }] }, { text: "seen" }],
-        { "notes.md": "# Notes\nsaved\n", ".env": "SECRET=1\n" },
+        [
+          { toolCalls: [{ name: "view_file", args: { AbsolutePath: "notes.md" } }] },
+          {
+            toolCalls: [
+              {
+                name: "replace_file_content",
+                args: {
+                  TargetFile: "notes.md",
+                  Instruction: "i",
+                  Description: "d",
+                  TargetContent: "saved",
+                  ReplacementContent: "saved twice",
+                  StartLine: 2,
+                  EndLine: 2,
+                  AllowMultiple: false,
+                },
+              },
+            ],
+          },
+          { text: "seen" },
+        ],
+        { "notes.md": "# Notes\nsaved\n" },
         [],
         true,
       );
@@ -358,6 +378,8 @@ describe("gantry --acp, driven by the ACP SDK's client", () => {
       });
       expect(editor.reads).toEqual([path.join(ws?.root ?? "", "notes.md")]);
       expect(server?.requests[1]?.text).toContain("unsaved change in the editor");
+      // the edit applies to the file on disk, which the read vouched for (no stale_file)
+      expect(readFileSync(path.join(ws?.root ?? "", "notes.md"), "utf8")).toBe("# Notes\nsaved twice\n");
     },
   );
 

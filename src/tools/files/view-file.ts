@@ -93,12 +93,14 @@ export function createViewFileTool(env: ToolEnvironment) {
         if (!ranged && stats.size > workspace.limits.maxFileBytes)
           return tooLargeResult(args, rel, stats.size);
         // the editor's text of the file, unsaved changes included, when it offers it (ACP clients)
-        const edited = await env.editorFiles?.readText(resolved.path.abs, ctx.signal).catch(() => undefined);
+        const edited = await editorText(resolved.path.abs, stats.size, ctx.signal);
         const source = edited === undefined ? handle : bytesSource(Buffer.from(edited, "utf8"));
         const size = edited === undefined ? stats.size : Buffer.byteLength(edited, "utf8");
         const request = windowRequest(args, size, ctx.signal);
         const window = await readLineWindow(source, request);
-        reads.record(resolved.path.abs, snapshotOf(stats, window.sha256));
+        // edits apply to the file on disk: the read that vouches for them is the disk's content
+        const sha256 = edited === undefined ? window.sha256 : await diskSha256(handle);
+        reads.record(resolved.path.abs, snapshotOf(stats, sha256));
         const result = windowResult(args, rel, size, window, request.endLine);
         return edited === undefined
           ? result
@@ -108,6 +110,12 @@ export function createViewFileTool(env: ToolEnvironment) {
       }
     },
   });
+
+  /** What the editor holds for a file small enough to read whole; undefined when it says nothing. */
+  async function editorText(abs: string, size: number, signal: AbortSignal): Promise<string | undefined> {
+    if (!env.editorFiles || size > workspace.limits.maxFileBytes) return undefined;
+    return env.editorFiles.readText(abs, signal).catch(() => undefined);
+  }
 
   function windowRequest(args: ViewFileArgs, sizeBytes: number, signal: AbortSignal) {
     const { maxReadLines, maxOutputChars, maxFileBytes } = workspace.limits;
@@ -124,6 +132,12 @@ export function createViewFileTool(env: ToolEnvironment) {
       signal,
     };
   }
+}
+
+async function diskSha256(handle: FileHandle): Promise<string> {
+  return createHash("sha256")
+    .update(await handle.readFile())
+    .digest("hex");
 }
 
 async function readSample(handle: FileHandle, size: number): Promise<Buffer> {
