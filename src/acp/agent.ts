@@ -187,7 +187,7 @@ function initializeResponse(): InitializeResponse {
     agentCapabilities: {
       loadSession: true,
       promptCapabilities: { image: false, audio: false, embeddedContext: true },
-      mcpCapabilities: { http: false, sse: false },
+      mcpCapabilities: { http: true, sse: true },
     },
     agentInfo: { name: "gantry", title: "Gantry", version: packageVersion() },
     authMethods: [],
