@@ -11,6 +11,7 @@ import {
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
+import { everythingStdio } from "../mcp/support.js";
 import { GANTRY_BIN } from "../support/cli.js";
 import { type ModelServer, type ScriptedTurn, startModelServer } from "../support/model-server.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
@@ -427,5 +428,26 @@ describe("gantry --acp, driven by the ACP SDK's client", () => {
         { content: "fix them", status: "in_progress", priority: "medium" },
       ],
     });
+  });
+
+  it("starts the MCP servers session/new names and runs their tools", { timeout: 120_000 }, async () => {
+    const { editor } = await editorWith(
+      [
+        { toolCalls: [{ name: "mcp__everything__echo", args: { message: "via acp" } }] },
+        { text: "ok", expect: (request) => expect(request.text).toContain("via acp") },
+      ],
+      {},
+      ["--approval-mode", "yolo"],
+    );
+    const stdio = everythingStdio();
+    const { sessionId } = await editor.connection.agent.request("session/new", {
+      cwd: ws?.root ?? "",
+      mcpServers: [{ name: "everything", command: stdio.command, args: stdio.args, env: [] }],
+    });
+    await editor.connection.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "echo" }],
+    });
+    server?.assertDone();
   });
 });

@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Agent, type AgentOptions, createAgent, defineAgentTool, z } from "../../src/index.js";
 import { sessionsDir } from "../../src/session/jsonl.js";
+import { everythingStdio } from "../mcp/support.js";
 import { type ModelServer, type ScriptedTurn, startModelServer } from "../support/model-server.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
 
@@ -298,6 +299,21 @@ describe("createAgent", () => {
     expect(server?.failures).toEqual([]);
     expect(result.text).toBe("The helper says the folder is empty.");
     expect(seen).toEqual(["agent"]);
+    server?.assertDone();
+  });
+
+  it("starts the MCP servers it is given and runs their tools through the pipeline", {
+    timeout: 60_000,
+  }, async () => {
+    const agent = await agentWith(
+      [
+        { toolCalls: [{ name: "mcp__everything__echo", args: { message: "from the sdk" } }] },
+        { text: "echoed", expect: (request) => expect(request.text).toContain("from the sdk") },
+      ],
+      { mcpServers: [{ name: "everything", ...everythingStdio() }], approvalMode: "yolo" },
+    );
+    expect(agent.session.registry.lookup("mcp__everything__echo")).toBeDefined();
+    expect((await agent.prompt("echo")).text).toBe("echoed");
     server?.assertDone();
   });
 });
