@@ -1,11 +1,22 @@
 // Bundles the command into a few files, so `gantry` starts by reading a handful of modules instead of
 // several hundred (whole-process start-up is a benchmark target). The library build stays in dist/.
+import { chmodSync } from "node:fs";
+import path from "node:path";
 import { defineConfig } from "rolldown";
 
+/** The bin must stay executable through every build (`npx gantry` runs the file itself). */
+const executableBin = {
+  name: "executable-bin",
+  writeBundle(options) {
+    chmodSync(path.join(options.dir ?? "dist/bundle", "main.js"), 0o755);
+  },
+};
+
 export default defineConfig({
-  // worker thread scripts (search scans, HTML → Markdown) are entries of their own, next to the chunks that start them
+  // main.js is the version-checking launcher (src/cli/bin.ts); worker thread scripts (search scans,
+  // HTML → Markdown) are entries of their own, next to the chunks that start them
   input: {
-    main: "dist/cli/main.js",
+    main: "dist/cli/bin.js",
     "scan-worker": "dist/tools/search/scan-worker.js",
     "markdown-worker": "dist/tools/web/markdown-worker.js",
   },
@@ -13,4 +24,5 @@ export default defineConfig({
   // loaded on first use through their own module systems (a GopherJS build, a bubblewrap runtime)
   external: ["mvdan-sh", /^@anthropic-ai\/sandbox-runtime/],
   output: { dir: "dist/bundle", format: "esm", sourcemap: false, cleanDir: true },
+  plugins: [executableBin],
 });

@@ -8,7 +8,7 @@ import { loadSessionSettings } from "./config/load.js";
 import { type ConfigReport, createConfigReport, ignoredNotices } from "./config/provenance.js";
 import type { Settings } from "./config/settings.js";
 import { withPermissionHooks } from "./hooks/asker-hooks.js";
-import { type HookConfig, loadHookConfig } from "./hooks/config.js";
+import { type HookConfig, type HookGroup, loadHookConfig } from "./hooks/config.js";
 import type { SessionIdentity } from "./hooks/events.js";
 import { createSessionHooks, type SessionHooks } from "./hooks/lifecycle.js";
 import { createHookRuntime } from "./hooks/runtime.js";
@@ -23,7 +23,8 @@ import { createPolicyStep } from "./policy/policy-step.js";
 import { lazySkillCatalog, type SkillCatalog } from "./skills/catalog.js";
 import { createSubagentHost, type SubagentHost } from "./subagents/host.js";
 import { createBuiltinTools } from "./tools/builtin.js";
-import type { BackgroundKind, SessionLifecycle } from "./tools/environment.js";
+import type { AnyTool } from "./tools/contract.js";
+import type { BackgroundKind, EditorFiles, SessionLifecycle } from "./tools/environment.js";
 import { createToolPipeline, type ToolPipeline } from "./tools/pipeline.js";
 import { createToolRegistry, type ToolRegistry } from "./tools/registry.js";
 import { scriptsOfHooks } from "./trust/covered.js";
@@ -84,6 +85,12 @@ export interface GantryOptions {
   baseUrl?: string;
   /** Environment variables API keys are read from (default process.env). */
   variables?: Record<string, string | undefined>;
+  /** The caller's own tools (createAgent `tools`), registered beside the built-in ones, run through the pipeline. */
+  tools?: readonly AnyTool[];
+  /** The caller's own hook groups (createAgent `hooks`), after the files' hooks; they always count. */
+  hookGroups?: readonly HookGroup[];
+  /** An editor's open files (ACP): view_file reads their unsaved text. */
+  editorFiles?: EditorFiles;
 }
 
 export interface BackgroundWork {
@@ -150,8 +157,9 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
   // Hooks are a snapshot, read once: the agent editing hooks.json mid-session changes nothing, and
   // subagent sessions (worktrees) inherit it, so their calls cannot escape the user's hooks.
   const allHooks = options.hookConfig ?? loadHookConfig(root, home);
-  const hookConfig =
+  const fileHooks =
     options.hookConfig ?? loadSessionHookConfig(root, { home, trust, report, loaded: allHooks });
+  const hookConfig = withGroups(fileHooks, options.hookGroups);
   const workspace = openWorkspace(root, {
     limits: settings.limits,
     secrets: loaded.secrets.user,
@@ -206,6 +214,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
       trust,
       asker: undefined,
       hookConfig,
+      hookGroups: undefined, // already in hookConfig
       identity,
       parentPermissions: permissions,
     });
@@ -238,8 +247,10 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
         baseUrl: options.baseUrl ?? settings.baseUrl,
       },
       ...(options.variables ? { variables: options.variables } : {}),
+      ...(options.editorFiles ? { editorFiles: options.editorFiles } : {}),
     }),
   );
+  for (const tool of options.tools ?? []) registry.register(tool);
   registryForRules = registry;
   const disabled = settings.tools?.disabled ?? [];
   const mcp = openSessionMcp({
@@ -258,12 +269,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
   });
   lifecycle.onDispose(() => mcp.close());
   subagents.mcp = mcp;
-  for (const name of disabled) {
-    // an MCP tool exists only once its server has started: it is switched off when it is registered
-    if (name.startsWith("mcp__") && !registry.lookup(name)) continue;
-    if (!registry.lookup(name)) throw new Error(`settings tools.disabled names an unknown tool "${name}"`);
-    registry.setEnabled(name, false);
-  }
+  chooseTools(registry, settings.tools);
   const hookStep = createHookStep({
     runtime: hookRuntime,
     workspaceRoot: workspace.root,
@@ -298,7 +304,10 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
       const reloaded = createConfigReport();
       // decided again: a decision recorded since (`gantry trust`) counts, a file changed since does not
       const current = typeof options.trust === "object" ? trust : sessionTrust(root, home, options.trust);
-      const next = loadSessionHookConfig(workspace.root, { home, trust: current, report: reloaded });
+      const next = withGroups(
+        loadSessionHookConfig(workspace.root, { home, trust: current, report: reloaded }),
+        options.hookGroups,
+      );
       hookRuntime.reload(next);
       return { ...next, ignored: ignoredNotices(reloaded) };
     },
@@ -326,6 +335,29 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
       if (failures.length > 0) throw new AggregateError(failures, "session cleanup failed");
     },
   };
+}
+
+/** `tools.disabled` switches tools off; `tools.only` keeps just the tools it names (a chosen set). */
+function chooseTools(registry: ToolRegistry, tools: Settings["tools"]): void {
+  // an MCP tool exists only once its server has started: it is switched off when it is registered
+  const later = (name: string) => name.startsWith("mcp__") && !registry.lookup(name);
+  const check = (key: string, name: string) => {
+    if (!registry.lookup(name)) throw new Error(`settings tools.${key} names an unknown tool "${name}"`);
+  };
+  for (const name of tools?.disabled ?? []) {
+    if (later(name)) continue;
+    check("disabled", name);
+    registry.setEnabled(name, false);
+  }
+  if (!tools?.only) return;
+  for (const name of tools.only) if (!later(name)) check("only", name);
+  const kept = new Set(tools.only.map((name) => registry.lookup(name)?.spec.name));
+  for (const tool of registry.all())
+    if (!kept.has(tool.spec.name)) registry.setEnabled(tool.spec.name, false);
+}
+
+function withGroups(config: HookConfig, groups: readonly HookGroup[] | undefined): HookConfig {
+  return groups && groups.length > 0 ? { ...config, groups: [...config.groups, ...groups] } : config;
 }
 
 function realWorkspaceRoot(folder: string): string {

@@ -1,3 +1,4 @@
+export { z } from "zod";
 export * from "./agent/context.js";
 export * from "./agent/conversation.js";
 export * from "./agent/events.js";
@@ -19,6 +20,17 @@ export * from "./policy/asker.js";
 export { APPROVAL_MODES, type ApprovalMode, parseApprovalMode } from "./policy/modes.js";
 export type { SessionPermissions } from "./policy/permissions.js";
 export { createTerminalAsker } from "./policy/terminal-asker.js";
+export {
+  type Agent,
+  type AgentOptions,
+  type AgentResult,
+  createAgent,
+  type PromptInput,
+  type PromptOptions,
+} from "./sdk/agent.js";
+export type { AgentHooks, HookDecision, HookEventInput, HookFunction } from "./sdk/hooks.js";
+export type { McpServerSpec } from "./sdk/mcp.js";
+export { type AgentToolDefinition, defineAgentTool, type JsonSchema } from "./sdk/tool.js";
 export * from "./session/jsonl.js";
 export * from "./tools/contract.js";
 export * from "./tools/gates.js";

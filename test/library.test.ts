@@ -24,8 +24,8 @@ afterEach(async () => {
   await ws.cleanup();
 });
 
-// the README's "Embed it as a library" example, run against the scripted model server
-it("runs the README's library example: a session, a model and the loop, with a callback asker", async () => {
+// the building blocks under createAgent, put together by hand, against the scripted model server
+it("puts a session, a model and the loop together by hand, with a callback asker", async () => {
   ws = await createTempWorkspace({ "notes.md": "# Notes\nship it\n" });
   server = await startModelServer([
     { toolCalls: [{ name: "view_file", args: { AbsolutePath: "notes.md" } }] },

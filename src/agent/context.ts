@@ -5,6 +5,7 @@ import { artifactsPromptSection } from "../artifacts/format.js";
 import type { ModelClient } from "../models/client.js";
 import type { Skill } from "../skills/catalog.js";
 import { skillsPromptSection } from "../skills/prompt.js";
+import { firstSentence } from "../tools/compact.js";
 import type { ToolDeclaration } from "../tools/registry.js";
 import type { Conversation, ConversationMessage } from "./conversation.js";
 import type { ModelErrorInfo } from "./events.js";
@@ -74,12 +75,6 @@ When the task is done, answer with a short summary of what you did.`,
     if (section) sections.push(section);
   if (input.extra) sections.push(input.extra);
   return sections.join("\n\n");
-}
-
-function firstSentence(text: string): string {
-  const line = text.split("\n")[0] ?? "";
-  const end = line.search(/\.(\s|$)/);
-  return end < 0 ? line : line.slice(0, end + 1);
 }
 
 // ---- compaction -------------------------------------------------------------------------------

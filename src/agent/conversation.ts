@@ -23,7 +23,8 @@ export interface ToolResultRecord {
 export type ConversationMessage =
   /** `source` names who wrote it when not the user: `schedule 3`, `agent a1`, ... */
   | { role: "user"; text: string; source?: string }
-  | { role: "assistant"; text: string; toolCalls: ToolCallRecord[] }
+  /** `thinking`: the reasoning the model streamed before this answer (kept for the record, not sent back). */
+  | { role: "assistant"; text: string; toolCalls: ToolCallRecord[]; thinking?: string }
   | { role: "tool"; results: ToolResultRecord[] }
   /** Older turns compacted into a summary by the model. */
   | { role: "summary"; text: string };

@@ -26,8 +26,18 @@ export interface ModelErrorInfo {
   retryAfterMs?: number;
 }
 
-/** `stopped`: a hook ended the run (`continue: false`); `blocked`: a hook refused the user's prompt. */
-export type DoneReason = "completed" | "max_turns" | "aborted" | "error" | "stopped" | "blocked";
+/**
+ * `stopped`: a hook ended the run (`continue: false`); `blocked`: a hook refused the user's prompt;
+ * `max_tokens`: the model's answer was cut by its output limit (finish_reason `length`), not finished.
+ */
+export type DoneReason =
+  | "completed"
+  | "max_turns"
+  | "max_tokens"
+  | "aborted"
+  | "error"
+  | "stopped"
+  | "blocked";
 
 /**
  * The one event stream every front end consumes (terminal UI, headless output, session file,
@@ -36,7 +46,11 @@ export type DoneReason = "completed" | "max_turns" | "aborted" | "error" | "stop
 export type AgentEvent = { agentId: string } & (
   | { type: "turn_start"; turn: number }
   | { type: "text_delta"; turn: number; text: string }
+  /** The model's reasoning as it streams (`reasoning_content`, thinking), where the provider sends it. */
+  | { type: "thinking"; turn: number; text: string }
   | { type: "tool_call"; turn: number; call: ToolCallRecord }
+  /** The call passed the policy, hooks and consent and starts running now. */
+  | { type: "tool_start"; turn: number; callId: string }
   | { type: "tool_update"; turn: number; callId: string; partial: string }
   | { type: "tool_result"; turn: number; call: ToolCallRecord; result: ToolResult }
   /** A message appended to the conversation: sessions persist these and replay them on resume. */

@@ -49,6 +49,8 @@ export interface AgentLoopOptions {
   /** The lifecycle hooks of this agent (Stop, compaction, the model call), if any. */
   hooks?: LoopHooks;
   onEvent?: (event: AgentEvent) => void;
+  /** Awaited after a call's `tool_start`, before it runs (an editor adapter reads the file an edit will change). */
+  beforeToolRuns?: (call: ToolCallRecord) => Promise<void>;
 }
 
 export interface AgentRunResult {
@@ -152,7 +154,12 @@ async function takeTurn(run: LoopRun): Promise<AgentRunResult | undefined> {
   run.emit({ type: "turn_start", turn });
   const outcome = await modelTurn(run, turn);
   if (outcome.text !== "" || outcome.calls.length > 0)
-    append(run, { role: "assistant", text: outcome.text, toolCalls: outcome.calls });
+    append(run, {
+      role: "assistant",
+      text: outcome.text,
+      toolCalls: outcome.calls,
+      ...(outcome.thinking ? { thinking: outcome.thinking } : {}),
+    });
   if (outcome.stop !== undefined && outcome.calls.length === 0) {
     run.emit({ type: "turn_end", turn, toolCalls: 0 });
     return finish(run, "stopped", undefined, outcome.stop);
@@ -187,11 +194,17 @@ async function takeTurn(run: LoopRun): Promise<AgentRunResult | undefined> {
     messageCount: run.conversation.messages.length,
   };
   run.emit({ type: "usage", turn, usage: outcome.usage, total: run.usage });
-  const stopped = outcome.calls.length > 0 ? await answerCalls(run, outcome.calls, turn) : undefined;
+  // a call the output limit cut off may carry half its arguments (servers that heal partial JSON make
+  // them valid): it must not run. The calls before it were complete, since the model went on past them.
+  const cutOff = outcome.finishReason === "length" ? outcome.calls.at(-1) : undefined;
+  const stopped = outcome.calls.length > 0 ? await answerCalls(run, outcome.calls, turn, cutOff) : undefined;
   run.emit({ type: "turn_end", turn, toolCalls: outcome.calls.length });
   // a hook's continue: false ends the run once the turn's calls are answered
   const stop = outcome.stop ?? stopped;
-  return stop !== undefined ? finish(run, "stopped", undefined, stop) : undefined;
+  if (stop !== undefined) return finish(run, "stopped", undefined, stop);
+  return outcome.finishReason === "length" && outcome.calls.length === 0
+    ? finish(run, "max_tokens")
+    : undefined;
 }
 
 /**
@@ -219,8 +232,13 @@ async function stopOrGoOn(run: LoopRun): Promise<AgentRunResult | undefined> {
  * Runs the calls (after an abort each one is answered "aborted" without running) and appends the results;
  * returns a hook's `continue: false` among them.
  */
-async function answerCalls(run: LoopRun, calls: ToolCallRecord[], turn: number): Promise<string | undefined> {
-  const results = await runToolCalls(run, calls, turn);
+async function answerCalls(
+  run: LoopRun,
+  calls: ToolCallRecord[],
+  turn: number,
+  cutOff?: ToolCallRecord,
+): Promise<string | undefined> {
+  const results = await runToolCalls(run, calls, turn, cutOff);
   append(run, {
     role: "tool",
     results: calls.map((call, i) => toResultRecord(call, results[i] as ToolResult)),
@@ -233,10 +251,17 @@ async function answerCalls(run: LoopRun, calls: ToolCallRecord[], turn: number):
  * together; any other call waits for everything before it and runs alone. Results are emitted in
  * the model's order.
  */
-async function runToolCalls(run: LoopRun, calls: ToolCallRecord[], turn: number): Promise<ToolResult[]> {
+async function runToolCalls(
+  run: LoopRun,
+  calls: ToolCallRecord[],
+  turn: number,
+  cutOff?: ToolCallRecord,
+): Promise<ToolResult[]> {
   let barrier: Promise<unknown> = Promise.resolve();
   let group: Promise<unknown>[] = [];
   const pending = calls.map((call) => {
+    // a call Gantry itself cut (arguments over the size limit) is answered with that reason instead
+    if (call === cutOff && !run.refusedCalls.has(call.callId)) return Promise.resolve(cutOffResult(call));
     if (run.pipeline.registry.lookup(call.name)?.spec.safety === "read_only") {
       const running = barrier.then(() => runOneCall(run, call, turn));
       group.push(running);
@@ -276,6 +301,10 @@ async function runOneCall(run: LoopRun, call: ToolCallRecord, turn: number): Pro
         agentId: run.agentId,
         ...(allowTool ? { allowTool } : {}),
         onUpdate: (partial) => run.emit({ type: "tool_update", turn, callId: call.callId, partial }),
+        onStart: async () => {
+          run.emit({ type: "tool_start", turn, callId: call.callId });
+          await run.options.beforeToolRuns?.(call);
+        },
       },
     );
     run.stopRequested ??= stopRequestedBy([result]);
@@ -283,6 +312,13 @@ async function runOneCall(run: LoopRun, call: ToolCallRecord, turn: number): Pro
   } catch (cause) {
     return errorResult("execution_failed", `${call.name} failed: ${(cause as Error).message}`);
   }
+}
+
+function cutOffResult(call: ToolCallRecord): ToolResult {
+  return errorResult(
+    "cut_off",
+    `${call.name} was not run: your answer reached the model's output limit (finish_reason "length") while this call's arguments were being written, so they may be incomplete. Send the call again with less in it (for a long file, write it in parts).`,
+  );
 }
 
 function cutResponseNote(error: ModelErrorInfo): string {

@@ -7,11 +7,15 @@ import { retryDelay, sleep } from "./retry.js";
 
 export interface TurnOutcome {
   text: string;
+  /** The reasoning the model streamed (where the provider sends it). */
+  thinking?: string;
   calls: ToolCallRecord[];
   usage: TurnUsage;
   error?: ModelErrorInfo;
   /** A hook ended the run at this turn (the reason, for the user). */
   stop?: string;
+  /** The provider's reason for ending the turn (`stop`, `tool-calls`, `length`, ...). */
+  finishReason?: string;
 }
 
 /**
@@ -105,11 +109,15 @@ async function streamTurn(
     if (part.type === "text_delta") {
       outcome.text += part.text;
       if (!hold) run.emit({ type: "text_delta", turn, text: part.text });
+    } else if (part.type === "reasoning_delta") {
+      outcome.thinking = (outcome.thinking ?? "") + part.text;
+      run.emit({ type: "thinking", turn, text: part.text });
     } else if (part.type === "tool_call") {
       outcome.calls.push(part.call);
       if (part.refused !== undefined) run.refusedCalls.set(part.call.callId, part.refused);
     } else if (part.type === "finish") {
       outcome.usage = part.usage;
+      outcome.finishReason = part.finishReason;
     } else {
       outcome.error = part.error;
     }

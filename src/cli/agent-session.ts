@@ -1,28 +1,16 @@
 import { homedir } from "node:os";
-import { buildSystemPrompt, loadProjectInstructions } from "../agent/context.js";
 import type { Conversation, ConversationMessage } from "../agent/conversation.js";
 import type { AgentEvent } from "../agent/events.js";
-import { type AgentRunResult, runAgentLoop } from "../agent/loop.js";
-import { readSessionArtifacts } from "../artifacts/session-artifacts.js";
+import type { AgentRunResult } from "../agent/loop.js";
 import { createGantrySession, type GantrySession } from "../gantry.js";
-import { loopHooksFor } from "../hooks/loop-bridge.js";
-import { createModelClient, type ModelClient } from "../models/client.js";
-import { contextWindowFor } from "../models/context-windows.js";
-import { createLanguageModel } from "../models/provider.js";
+import type { ModelClient } from "../models/client.js";
 import type { Asker } from "../policy/asker.js";
 import { type ApprovalMode, parseApprovalMode } from "../policy/modes.js";
-import {
-  openSession,
-  type SessionProblem,
-  type SessionSummary,
-  type SessionWriter,
-  sessionsDir,
-} from "../session/jsonl.js";
-import { transcriptDirFor } from "../subagents/transcript.js";
+import type { SessionProblem, SessionSummary, SessionWriter } from "../session/jsonl.js";
+import { openConversation } from "../session/open.js";
 import type { ToolDeclaration } from "../tools/registry.js";
 import { type GlobalOptions, UsageError } from "./options.js";
-import { type OpenState, sessionControls } from "./session-controls.js";
-import { createSessionEvents } from "./session-events.js";
+import { sessionControls } from "./session-controls.js";
 import { cliTrustOption, reportConfigNotices } from "./trust-option.js";
 
 /**
@@ -120,63 +108,29 @@ export async function openAgentSession(
     ...(options["base-url"] ? { baseUrl: options["base-url"] } : {}),
   });
   reportConfigNotices(session);
-  const baseUrl = options["base-url"] ?? session.settings.baseUrl;
-  const model = makeModelFor(session, options.model ?? session.settings.model, baseUrl);
-  const opened = typeof model === "string" ? model : openSessionFile(session, options, model.id);
-  if (typeof model === "string" || typeof opened === "string") {
-    await session.dispose();
-    return { error: typeof model === "string" ? model : (opened as string) };
-  }
-  const sessions = sessionsDir(homedir(), session.workspace.root);
-  session.identify({ sessionId: opened.writer.id, transcriptPath: opened.writer.file });
-  const frontEnd = setup.frontEnd ?? "interactive";
-  // the model and file of the moment: /model, /clear and /resume change them
-  const current = { model, writer: opened.writer };
-  const events = createSessionEvents({
-    hooks: session.hooks,
-    model: () => current.model.id,
-    interactive: frontEnd === "interactive",
-    idleSeconds: session.settings.hooks?.idleNotificationSeconds,
-  });
-  await events.start(opened.conversation.messages.length > 0 ? "resume" : "startup");
-  // the main agent's MCP servers start now (in parallel), so their tools are in the first prompt;
-  // one that fails is said here and started again when one of its tools is next called
-  for (const failure of await session.mcp.startMain()) process.stderr.write(`gantry: ${failure}\n`);
-  // a resumed session knows the artifacts it made (its log records them)
-  for (const artifact of readSessionArtifacts(opened.writer.file)) session.artifacts.add(artifact);
-  const declarations = session.registry.declarations();
-  setup.onReady?.({ session, model, writer: opened.writer, declarations });
-  const buildSystem = () =>
-    buildSystemPrompt({
-      workspaceRoot: session.workspace.root,
-      declarations,
-      instructions: loadProjectInstructions(session.workspace.root),
-      skills: session.skills.skills,
-      artifacts: session.artifacts.list(),
-    });
-  const state: OpenState = {
+  const opened = await openConversation({
     session,
-    conversation: opened.conversation,
-    current,
-    system: buildSystem(),
-    buildSystem,
-    declarations,
-    sessions,
-    events,
-    makeModel: (spec) => makeModelFor(session, spec, baseUrl),
-    // subagents share the model and the event stream (their events carry their own agentId)
-    bindSubagents: () =>
-      session.subagents.bind({
-        model: state.current.model,
-        mainConversation: state.conversation,
-        mainSystem: state.system,
-        transcriptDir: transcriptDirFor(state.current.writer.file),
-        ...(baseUrl ? { baseUrl } : {}),
-        modelFor: (spec) => makeModelFor(session, spec, baseUrl),
-        onEvent: setup.onSubagentEvent,
-      }),
-  };
-  state.bindSubagents();
+    home: homedir(),
+    model: options.model ?? session.settings.model,
+    baseUrl: options["base-url"] ?? session.settings.baseUrl,
+    env: process.env,
+    frontEnd: setup.frontEnd ?? "interactive",
+    ...(options.resume !== undefined ? { resume: options.resume } : {}),
+    ...(options.continue === true && options.resume === undefined ? { resume: "last" } : {}),
+    onSubagentEvent: setup.onSubagentEvent,
+  });
+  if ("error" in opened) {
+    await session.dispose();
+    return { error: opened.error };
+  }
+  for (const notice of opened.notices) process.stderr.write(`gantry: ${notice}\n`);
+  const { state } = opened;
+  setup.onReady?.({
+    session,
+    model: state.current.model,
+    writer: state.current.writer,
+    declarations: state.declarations,
+  });
   let closed = false;
   return {
     session,
@@ -187,91 +141,14 @@ export async function openAgentSession(
     get writer() {
       return state.current.writer;
     },
-    declarations,
-    run: (input, run) => runLoop(state, input, run),
+    declarations: state.declarations,
+    run: (input, run) => opened.run(input, run),
     ...sessionControls(state),
     async close(reason) {
       if (closed) return;
       closed = true;
-      await events.end(reason ?? (frontEnd === "headless" ? "other" : "prompt_input_exit"));
-      state.current.writer.close();
+      await opened.close(reason);
       await session.dispose();
     },
   };
-}
-
-/** One run: the prompt through UserPromptSubmit hooks, then the loop with this agent's lifecycle hooks. */
-async function runLoop(
-  state: OpenState,
-  input: ConversationMessage[],
-  run: AgentRunOptions,
-): Promise<AgentRunResult> {
-  const maxTurns = run.maxTurns ?? state.session.settings.maxTurns;
-  const writer = state.current.writer;
-  const onEvent = (event: AgentEvent) => {
-    writer.record(event);
-    run.onEvent(event);
-  };
-  const admitted = await state.events.admit(input, run.signal);
-  if ("refused" in admitted) return state.events.refuse(admitted.refused, state.conversation, onEvent);
-  const hooks = loopHooksFor(state.session.hooks, {
-    agentId: "main",
-    model: state.current.model.id,
-    prompt: () => admitted.prompt,
-    resolveTool: (name) => state.session.registry.lookup(name)?.spec.name,
-  });
-  try {
-    return await runAgentLoop(state.conversation, state.current.model, state.session.pipeline, {
-      system: state.system,
-      tools: state.declarations,
-      input: admitted.input,
-      signal: run.signal,
-      inbox: state.session.inbox,
-      waitForHeldWork: run.waitForHeldWork === true,
-      compaction: { contextWindow: state.current.model.contextWindow },
-      retry: retryFromEnvironment(),
-      ...(maxTurns ? { maxTurns } : {}),
-      ...(hooks ? { hooks } : {}),
-      onEvent,
-    });
-  } finally {
-    state.events.idle();
-  }
-}
-
-function makeModelFor(
-  session: GantrySession,
-  model: string | undefined,
-  baseUrl: string | undefined,
-): ModelClient | string {
-  const made = createLanguageModel({ model, baseUrl, env: process.env });
-  if (!made.ok) return made.message;
-  const { spec, model: languageModel } = made.value;
-  return createModelClient(spec, languageModel, contextWindowFor(spec, session.settings.contextWindow));
-}
-
-function openSessionFile(
-  session: GantrySession,
-  options: GlobalOptions,
-  modelId: string,
-): { conversation: Conversation; writer: SessionWriter } | string {
-  const opened = openSession({
-    dir: sessionsDir(homedir(), session.workspace.root),
-    workspace: session.workspace.root,
-    model: modelId,
-    ...(options.resume !== undefined ? { resume: options.resume } : {}),
-    continueLatest: options.continue === true,
-  });
-  if (!opened.ok) return opened.message;
-  for (const problem of opened.problems)
-    process.stderr.write(`gantry: ${opened.file} line ${problem.line}: ${problem.message}\n`);
-  return opened;
-}
-
-/** `GANTRY_RETRY_BASE_MS` shortens the backoff (tests, scripts that prefer to fail fast). */
-function retryFromEnvironment(): { baseDelayMs?: number } {
-  const base = Number(process.env.GANTRY_RETRY_BASE_MS);
-  return Number.isFinite(base) && base >= 0 && process.env.GANTRY_RETRY_BASE_MS !== ""
-    ? { baseDelayMs: base }
-    : {};
 }

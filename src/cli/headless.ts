@@ -5,6 +5,9 @@ import type { ApprovalMode } from "../policy/modes.js";
 import { type AgentSession, approvalModeOption, maxTurnsOption, openAgentSession } from "./agent-session.js";
 import { type GlobalOptions, UsageError } from "./options.js";
 
+const CUT_ANSWER =
+  "the answer was cut off by the model's output limit (finish_reason length); it is incomplete. Ask for less at once, or raise the server's output limit (llama.cpp: -n / n_predict)";
+
 const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
 type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
@@ -16,13 +19,14 @@ interface HeadlessRequest {
 }
 
 /**
- * Exit codes: 0 done (also when a hook stopped the run), 1 failed (provider error, turn limit, no model,
- * the prompt refused by a hook), 130 interrupted.
+ * Exit codes: 0 done (also when a hook stopped the run), 1 failed (provider error, turn limit, a cut
+ * answer, no model, the prompt refused by a hook), 130 interrupted.
  */
 const EXIT_FOR_REASON: Record<AgentRunResult["reason"], number> = {
   completed: 0,
   stopped: 0,
   max_turns: 1,
+  max_tokens: 1,
   error: 1,
   blocked: 1,
   aborted: 130,
@@ -55,8 +59,10 @@ export async function run(positionals: string[], options: GlobalOptions): Promis
   });
   if ("error" in opened) return fail(request.format, opened.error, started);
   try {
-    const result = await runWithSignals(opened, request);
+    const denials = collectDenials();
+    const result = await runWithSignals(opened, request, denials.note);
     writeResult(request.format, result, opened.writer.id, Date.now() - started);
+    denials.report();
     return EXIT_FOR_REASON[result.reason];
   } finally {
     await opened.close();
@@ -86,7 +92,11 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-async function runWithSignals(agent: AgentSession, request: HeadlessRequest): Promise<AgentRunResult> {
+async function runWithSignals(
+  agent: AgentSession,
+  request: HeadlessRequest,
+  note: (event: AgentEvent) => void,
+): Promise<AgentRunResult> {
   const controller = new AbortController();
   let interrupts = 0;
   const interrupt = () => {
@@ -101,12 +111,36 @@ async function runWithSignals(agent: AgentSession, request: HeadlessRequest): Pr
       signal: controller.signal,
       waitForHeldWork: true,
       ...(request.maxTurns ? { maxTurns: request.maxTurns } : {}),
-      onEvent: (event) => showEvent(request.format, event, agent.writer.id),
+      onEvent: (event) => {
+        note(event);
+        showEvent(request.format, event, agent.writer.id);
+      },
     });
   } finally {
     process.off("SIGINT", interrupt);
     process.off("SIGTERM", interrupt);
   }
+}
+
+/**
+ * A headless run asks nobody, so its denied calls are said on stderr at the end (the model saw each
+ * denial; the person reading the output would not): how many, which tools, and the first reason.
+ */
+function collectDenials() {
+  const denied: { tool: string; text: string }[] = [];
+  return {
+    note(event: AgentEvent) {
+      if (event.type === "tool_result" && event.result.errorCode === "denied")
+        denied.push({ tool: event.call.name, text: event.result.text });
+    },
+    report() {
+      const first = denied[0];
+      if (!first) return;
+      const tools = [...new Set(denied.map((call) => call.tool))].join(", ");
+      const count = denied.length === 1 ? "1 tool call was" : `${denied.length} tool calls were`;
+      process.stderr.write(`gantry: ${count} denied in this run (${tools}); the first: ${first.text}\n`);
+    },
+  };
 }
 
 function showEvent(format: OutputFormat, event: AgentEvent, sessionId: string): void {
@@ -134,6 +168,7 @@ function claudeMessageLine(message: ConversationMessage, agentId: string, sessio
         message: {
           role: "assistant",
           content: [
+            ...(message.thinking ? [{ type: "thinking", thinking: message.thinking }] : []),
             ...(message.text ? [{ type: "text", text: message.text }] : []),
             ...message.toolCalls.map((call) => ({
               type: "tool_use",
@@ -180,6 +215,7 @@ function writeResult(
     if (result.text) process.stdout.write(`${result.text}\n`);
     if (result.reason === "max_turns")
       process.stderr.write(`gantry: stopped at the turn limit (${result.turns} turns)\n`);
+    if (result.reason === "max_tokens") process.stderr.write(`gantry: ${CUT_ANSWER}\n`);
     if (result.reason === "aborted") process.stderr.write("gantry: interrupted\n");
     return;
   }
@@ -190,7 +226,9 @@ function writeResult(
         ? "success"
         : result.reason === "max_turns"
           ? "error_max_turns"
-          : "error_during_execution",
+          : result.reason === "max_tokens"
+            ? "error_max_tokens"
+            : "error_during_execution",
     is_error: result.reason !== "completed" && result.reason !== "stopped",
     result: result.text,
     session_id: sessionId,
@@ -200,6 +238,7 @@ function writeResult(
     ...(result.error ? { error: result.error.message } : {}),
     ...(result.reason === "aborted" ? { error: "interrupted" } : {}),
     ...(result.stopReason !== undefined ? { stop_reason: result.stopReason } : {}),
+    ...(result.reason === "max_tokens" ? { error: CUT_ANSWER } : {}),
   });
 }
 

@@ -1,7 +1,7 @@
-#!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import * as nodeModule from "node:module";
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { didYouMean } from "../config/did-you-mean.js";
 import { COMMAND_OPTIONS, GLOBAL_OPTIONS, type GlobalOptions, USAGE, UsageError } from "./options.js";
 
 /** Each command's module is loaded only when it runs, so `gantry --version` starts as fast as node. */
@@ -24,12 +24,7 @@ const COMMANDS: Record<
 nodeModule.enableCompileCache?.();
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: { ...GLOBAL_OPTIONS, ...commandOptions(argv) },
-    allowPositionals: true,
-    strict: true,
-  });
+  const { values, positionals } = parseArguments(argv);
   const options = values as GlobalOptions;
   if (options.version) {
     const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
@@ -42,12 +37,26 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  if (options.acp) return (await import("../acp/stdio.js")).run(positionals, options);
   if (options.prompt !== undefined) return (await import("./headless.js")).run(positionals, options);
   const [command, ...rest] = positionals;
   const load = command === undefined ? undefined : COMMANDS[command];
   // `gantry` alone, or `gantry "fix the bug"`: an interactive session (with that first prompt)
   if (!load) return (await import("./interactive.js")).run(positionals, options, Object.keys(COMMANDS));
   return (await load()).run(rest, options);
+}
+
+/** Node's parser, with a did-you-mean for a misspelled option (`--modle`: did you mean "--model"?). */
+function parseArguments(argv: string[]) {
+  const options = { ...GLOBAL_OPTIONS, ...commandOptions(argv) };
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (cause) {
+    const unknown = /^Unknown option '(-{1,2}[^']+)'/.exec((cause as Error).message)?.[1];
+    if (unknown === undefined) throw cause;
+    const known = Object.keys(options).map((name) => `--${name}`);
+    throw new UsageError(`unknown option "${unknown}"${didYouMean(unknown, known)}`);
+  }
 }
 
 /** The options of the command argv names (its first word that is not an option or an option's value). */
@@ -63,12 +72,6 @@ function commandOptions(argv: string[]): ParseArgsConfig["options"] {
     if (option?.type === "string") i++; // its value
   }
   return {};
-}
-
-const [nodeMajor = 0, nodeMinor = 0] = process.versions.node.split(".").map(Number);
-if (nodeMajor < 22 || (nodeMajor === 22 && nodeMinor < 3)) {
-  process.stderr.write(`gantry: needs Node.js 22.3 or newer; this is Node.js ${process.versions.node}\n`);
-  process.exit(1);
 }
 
 main(process.argv.slice(2)).then(

@@ -13,6 +13,7 @@ export const GLOBAL_OPTIONS = {
   "max-turns": { type: "string" },
   continue: { type: "boolean", short: "c" },
   resume: { type: "string", short: "r" },
+  acp: { type: "boolean" },
   version: { type: "boolean", short: "v" },
   help: { type: "boolean", short: "h" },
 } as const satisfies ParseArgsConfig["options"];
@@ -46,6 +47,7 @@ export interface GlobalOptions {
   "max-turns"?: string;
   continue?: boolean;
   resume?: string;
+  acp?: boolean;
   version?: boolean;
   help?: boolean;
   /** A command's own options (COMMAND_OPTIONS). */
@@ -80,6 +82,7 @@ export const USAGE = `Usage:
   gantry mcp serve                        serve Gantry's tools over stdio to an MCP client
   gantry skills                           list the skills (SKILL.md folders in ~/.agents/skills, .claude/skills, ...)
   gantry artifacts [--resume ID | -c]     the plans, reports and images the agent saved, by session
+  gantry --acp [options]                  an Agent Client Protocol agent on stdin/stdout, for editors (Zed, ...)
   gantry --version
 
 Options:

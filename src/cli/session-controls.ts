@@ -1,10 +1,8 @@
 import { applyCompaction, estimateTokens, summariseOlderTurns } from "../agent/context.js";
-import type { Conversation, ConversationMessage } from "../agent/conversation.js";
+import type { ConversationMessage } from "../agent/conversation.js";
 import type { AgentEvent } from "../agent/events.js";
 import { readSessionArtifacts } from "../artifacts/session-artifacts.js";
-import type { GantrySession } from "../gantry.js";
 import { compactionHooks } from "../hooks/loop-bridge.js";
-import type { ModelClient } from "../models/client.js";
 import {
   appendSessionWriter,
   createSessionWriter,
@@ -13,27 +11,11 @@ import {
   loadSession,
   type SessionWriter,
 } from "../session/jsonl.js";
-import type { ToolDeclaration } from "../tools/registry.js";
+import type { ConversationState } from "../session/open.js";
 import type { AgentSession } from "./agent-session.js";
-import type { SessionEvents } from "./session-events.js";
 
-/** An open agent session's state, which the controls below change (agent-session.ts owns it). */
-export interface OpenState {
-  session: GantrySession;
-  /** One object for the whole process (forks hold it); its messages change. */
-  conversation: Conversation;
-  current: { model: ModelClient; writer: SessionWriter };
-  system: string;
-  /** The system prompt for the session file in use (it names that session's artifacts). */
-  buildSystem(): string;
-  declarations: ToolDeclaration[];
-  /** This workspace's sessions folder. */
-  sessions: string;
-  /** The session's hook events (SessionStart and SessionEnd on /clear and /resume). */
-  events: SessionEvents;
-  makeModel(spec: string): ModelClient | string;
-  bindSubagents(): void;
-}
+/** An open agent session's state, which the controls below change (src/session/open.ts owns it). */
+export type OpenState = ConversationState;
 
 type Controls = Pick<AgentSession, "switchModel" | "startOver" | "resume" | "sessions" | "compact">;
 
@@ -45,7 +27,7 @@ export function sessionControls(state: OpenState): Controls {
     state.current.writer = writer;
     state.conversation.messages.splice(0, state.conversation.messages.length, ...messages);
     state.session.identify({ sessionId: writer.id, transcriptPath: writer.file });
-    state.session.artifacts.replace(readSessionArtifacts(writer.file));
+    state.session.artifacts.replace(writer.file ? readSessionArtifacts(writer.file) : []);
     state.system = state.buildSystem();
     state.bindSubagents();
   };

@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import { closest, distance } from "fastest-levenshtein";
 import { z } from "zod";
 import { HookSettingsSchema } from "../hooks/settings.js";
 import { ApprovalModeSettingSchema, PermissionsSchema } from "../policy/schema.js";
@@ -10,6 +9,10 @@ import { ImageSettingsSchema } from "../tools/images/settings.js";
 import { WebSettingsSchema } from "../tools/web/settings.js";
 import { LimitsSettingsSchema } from "../workspace/limits.js";
 import { SecretsSchema } from "../workspace/secrets.js";
+import { didYouMean } from "./did-you-mean.js";
+
+// other settings readers (src/mcp/sources.ts) name unknown keys the same way
+export { didYouMean };
 
 /**
  * `.agents/settings.json`, in the user's home and in the workspace; how the two combine is
@@ -22,6 +25,14 @@ export const SettingsSchema = z.strictObject({
   tools: z
     .strictObject({
       disabled: z.array(z.string()).optional().describe("tool names (or aliases) switched off"),
+      only: z
+        .array(z.string())
+        .optional()
+        .describe("the only tools the model gets (names or aliases); the others are switched off"),
+      compact: z
+        .boolean()
+        .optional()
+        .describe("short tool declarations for small local models: first sentences, no field descriptions"),
     })
     .optional(),
   /** Lets the agent's own edit and command tools change .agents/hooks.json, settings files and the like. */
@@ -100,14 +111,6 @@ export function readJsonFile(file: string): unknown {
   } catch (cause) {
     throw new Error(`${file} is not valid JSON: ${(cause as Error).message}`);
   }
-}
-
-/** ` (did you mean "model"?)` when a known name is close to `key`, else nothing. */
-export function didYouMean(key: string, known: readonly string[]): string {
-  if (known.length === 0) return "";
-  const best = closest(key, [...known]);
-  const limit = Math.max(2, Math.floor(key.length / 3));
-  return distance(key.toLowerCase(), best.toLowerCase()) <= limit ? ` (did you mean "${best}"?)` : "";
 }
 
 function objectAt(root: unknown, at: readonly PropertyKey[]): Record<string, unknown> | undefined {

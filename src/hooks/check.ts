@@ -41,6 +41,7 @@ export function findMissingScripts(
           }
           continue;
         }
+        if (handler.kind !== "command") continue;
         const missing = missingProgram(handler.command, workspaceRoot, env);
         if (missing) problems.push(warning(group.file, handler.name, missing));
       }

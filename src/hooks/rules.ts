@@ -26,6 +26,11 @@ export type HandlerConfig =
       headers: Record<string, string>;
       /** Claude Code: only these variables may be expanded in header values; undefined = any. */
       allowedEnvVars?: string[];
+    })
+  | (HandlerBase & {
+      /** A library caller's own function (createAgent `hooks`): the native event in, a decision out. */
+      kind: "function";
+      run(event: Record<string, unknown>, signal: AbortSignal): unknown;
     });
 
 export interface HookRule {

@@ -6,6 +6,7 @@ import type { HookEvent, HookEventName, HookSessionFacts, SessionIdentity } from
 import { hasHandlersFor, type PlannedHandler, planHandlers } from "./plan.js";
 import type { HandlerConfig, HookConfig } from "./rules.js";
 import { runCommandHook } from "./run-command.js";
+import { runFunctionHook } from "./run-function.js";
 import { expandHeaderValues, runHttpHook } from "./run-http.js";
 
 export interface HookRuntimeOptions {
@@ -95,6 +96,13 @@ export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
       });
       const verdict: HandlerVerdict = outcome.ok
         ? interpretExit(planned.dialect, event, facts, outcome.exit)
+        : { failure: outcome.failure };
+      return { verdict, notes };
+    }
+    if (handler.kind === "function") {
+      const outcome = await runFunctionHook(handler, JSON.parse(payload) as Record<string, unknown>, signal);
+      const verdict: HandlerVerdict = outcome.ok
+        ? interpretBody(planned.dialect, event, facts, outcome.output)
         : { failure: outcome.failure };
       return { verdict, notes };
     }

@@ -4,6 +4,7 @@ import type { ModelErrorInfo, TurnUsage } from "../agent/events.js";
 import type { ToolDeclaration } from "../tools/registry.js";
 import { MAX_TOOL_ARGUMENT_BYTES, oversizedArgumentsMessage } from "../tools/validation.js";
 import { isResponseLineTooLong, ResponseLineTooLong } from "./bounded-fetch.js";
+import { EndpointError, missingVersionHint } from "./endpoint.js";
 import { toModelMessages } from "./messages.js";
 import type { ModelSpec } from "./provider.js";
 
@@ -20,6 +21,8 @@ export interface ModelTurnRequest {
 
 export type ModelStreamPart =
   | { type: "text_delta"; text: string }
+  /** The model's reasoning (`reasoning_content`, thinking blocks), where the provider sends it. */
+  | { type: "reasoning_delta"; text: string }
   /** `refused`: the call was cut off (its arguments grew past the limit); the loop answers it with this error. */
   | { type: "tool_call"; call: ToolCallRecord; refused?: string }
   | { type: "finish"; usage: TurnUsage; finishReason: string }
@@ -72,6 +75,9 @@ async function* streamModelTurn(
           yield* cutOff;
           return;
         }
+        case "reasoning-delta":
+          if (part.text) yield { type: "reasoning_delta", text: part.text };
+          break;
         case "tool-call":
           yield {
             type: "tool_call",
@@ -183,39 +189,63 @@ export function classifyModelError(error: unknown, signal?: AbortSignal): ModelE
   if (signal?.aborted || (error instanceof Error && error.name === "AbortError"))
     return { kind: "aborted", message: "the model call was aborted" };
   if (isResponseLineTooLong(error)) return { kind: "too_large", message: new ResponseLineTooLong().message };
-  if (APICallError.isInstance(error)) {
-    const status = error.statusCode;
-    const detail = providerMessage(error.responseBody) ?? error.message;
-    const retryAfterMs = retryAfter(error.responseHeaders);
-    const info = (kind: ModelErrorInfo["kind"], message: string): ModelErrorInfo => ({
-      kind,
-      message,
-      ...(status !== undefined ? { status } : {}),
-      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-    });
-    if (status === 401 || status === 403)
-      return info(
-        "auth",
-        `the provider refused the credentials (HTTP ${status}): ${detail}. Check the API key.`,
-      );
-    if (status !== undefined && status < 400) {
-      // the request was accepted, then the stream broke (a dropped connection mid-answer)
-      const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
-      return info("network", `the model's response stream broke${cause}`);
-    }
-    if (status === 429) return info("rate_limit", `rate limited (HTTP 429): ${detail}`);
-    if (status !== undefined && status >= 500)
-      return info("server", `provider error (HTTP ${status}): ${detail}`);
-    if (status === 408) return info("network", `request timeout (HTTP 408): ${detail}`);
-    if (status !== undefined)
-      return info("bad_request", `the provider rejected the request (HTTP ${status}): ${detail}`);
-    return info("network", `cannot reach the model at ${error.url}: ${detail}`);
-  }
+  const endpoint = causeOfType(error, EndpointError);
+  if (endpoint) return { kind: "bad_request", message: endpoint.message };
+  if (APICallError.isInstance(error)) return classifyApiCallError(error);
   const message = error instanceof Error ? error.message : String(error);
   const cause = error instanceof Error ? (error.cause as { code?: string } | undefined) : undefined;
   if (/fetch failed|ECONNREFUSED|ECONNRESET|socket|network|terminated/i.test(message) || cause?.code)
     return { kind: "network", message: `network error talking to the model: ${message}` };
   return { kind: "unknown", message: `model call failed: ${message}` };
+}
+
+/** A 5xx whose body says the request itself cannot be served: asking again gets the same answer. */
+const UNSUPPORTED_REQUEST =
+  /not supported|unsupported|not implemented|does not support|requires? (the )?--|invalid (request|parameter|argument)|unknown (model|parameter)|no such model|model .*not found/i;
+
+function classifyApiCallError(error: APICallError): ModelErrorInfo {
+  const status = error.statusCode;
+  const detail = providerMessage(error.responseBody) ?? error.message;
+  const retryAfterMs = retryAfter(error.responseHeaders);
+  const info = (kind: ModelErrorInfo["kind"], message: string): ModelErrorInfo => ({
+    kind,
+    message,
+    ...(status !== undefined ? { status } : {}),
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+  });
+  if (status === 401 || status === 403)
+    return info(
+      "auth",
+      `the provider refused the credentials (HTTP ${status}): ${detail}. Check the API key.`,
+    );
+  if (status !== undefined && status < 400) {
+    // the request was accepted, then the stream broke (a dropped connection mid-answer)
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
+    return info("network", `the model's response stream broke${cause}`);
+  }
+  if (status === 429) return info("rate_limit", `rate limited (HTTP 429): ${detail}`);
+  if (status === 404) {
+    const modelMissing = /model/i.test(detail) && !/page not found|cannot (get|post)/i.test(detail);
+    const hint = modelMissing ? "" : missingVersionHint(error.url);
+    return info("bad_request", `the model endpoint ${error.url} was not found (HTTP 404): ${detail}.${hint}`);
+  }
+  if (status === 501 || (status !== undefined && status >= 500 && UNSUPPORTED_REQUEST.test(detail)))
+    return info("bad_request", `the provider cannot serve this request (HTTP ${status}): ${detail}`);
+  if (status !== undefined && status >= 500)
+    return info("server", `provider error (HTTP ${status}): ${detail}`);
+  if (status === 408) return info("network", `request timeout (HTTP 408): ${detail}`);
+  if (status !== undefined)
+    return info("bad_request", `the provider rejected the request (HTTP ${status}): ${detail}`);
+  return info("network", `cannot reach the model at ${error.url}: ${detail}`);
+}
+
+/** The error itself or one of its causes, when it is of the given class. */
+function causeOfType<T extends Error>(error: unknown, type: new (...args: never[]) => T): T | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 8; depth++) {
+    if (current instanceof type) return current;
+    current = current.cause;
+  }
+  return undefined;
 }
 
 function providerMessage(body: string | undefined): string | undefined {

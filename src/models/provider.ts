@@ -4,6 +4,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModel } from "ai";
 import { boundedFetch } from "./bounded-fetch.js";
+import { baseUrlProblem, endpointCheckingFetch } from "./endpoint.js";
 
 export const PROVIDERS = ["google", "anthropic", "openai", "openai-compatible"] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
@@ -73,6 +74,9 @@ export function createLanguageModel(config: ModelConfig): Outcome<{ spec: ModelS
   const spec = parsed.value;
   const apiKey = apiKeyFor(spec.provider, config.env);
   const baseURL = config.baseUrl;
+  const badBaseUrl = baseURL === undefined ? undefined : baseUrlProblem(baseURL);
+  if (badBaseUrl) return { ok: false, message: badBaseUrl };
+  const fetch = endpointCheckingFetch(boundedFetch);
   if (spec.provider !== "openai-compatible" && apiKey === undefined) {
     return {
       ok: false,
@@ -81,20 +85,14 @@ export function createLanguageModel(config: ModelConfig): Outcome<{ spec: ModelS
   }
   switch (spec.provider) {
     case "google":
-      return {
-        ok: true,
-        value: { spec, model: createGoogle({ apiKey, baseURL, fetch: boundedFetch })(spec.modelId) },
-      };
+      return { ok: true, value: { spec, model: createGoogle({ apiKey, baseURL, fetch })(spec.modelId) } };
     case "anthropic":
-      return {
-        ok: true,
-        value: { spec, model: createAnthropic({ apiKey, baseURL, fetch: boundedFetch })(spec.modelId) },
-      };
+      return { ok: true, value: { spec, model: createAnthropic({ apiKey, baseURL, fetch })(spec.modelId) } };
     case "openai":
       // chat completions: the protocol every OpenAI-compatible server speaks too
       return {
         ok: true,
-        value: { spec, model: createOpenAI({ apiKey, baseURL, fetch: boundedFetch }).chat(spec.modelId) },
+        value: { spec, model: createOpenAI({ apiKey, baseURL, fetch }).chat(spec.modelId) },
       };
     case "openai-compatible": {
       if (baseURL === undefined) {
@@ -107,8 +105,8 @@ export function createLanguageModel(config: ModelConfig): Outcome<{ spec: ModelS
         name: "openai-compatible",
         baseURL,
         apiKey,
+        fetch,
         includeUsage: true,
-        fetch: boundedFetch,
       });
       return { ok: true, value: { spec, model: provider.chatModel(spec.modelId) } };
     }

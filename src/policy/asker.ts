@@ -3,6 +3,8 @@ import type { GateDecision } from "../tools/gates.js";
 /** What the user is asked to approve: one tool call that no rule or grant covers. */
 export interface PermissionRequest {
   tool: string;
+  /** The call's id, as the loop's events name it (an editor links the question to the tool call). */
+  callId?: string;
   args: Record<string, unknown>;
   /** The parts that need approval: command parts, paths, hosts. */
   subjects: string[];

@@ -98,6 +98,7 @@ async function askUser(
     answer = await permissions.asker.askPermission(
       {
         tool: name,
+        callId: call.callId,
         args: call.args,
         subjects: uncovered.map((check) => check.label),
         decision,

@@ -313,6 +313,8 @@ async function runPlannedAgent(
   if (record.state !== "killed") record.state = STATE_FOR_REASON[result.reason];
   record.result = result.text;
   if (result.error) record.error = result.error.message;
+  if (result.reason === "max_tokens")
+    record.error = "its answer was cut by the model's output limit (finish_reason length)";
   record.endedAt = Date.now();
   const worktree = await finishWorkspace(host, record, opened);
   return {
@@ -339,6 +341,8 @@ const STATE_FOR_REASON: Record<AgentRunResult["reason"], AgentState> = {
   stopped: "completed",
   blocked: "failed",
   max_turns: "paused",
+  // a cut answer can be continued: send_message resumes the agent
+  max_tokens: "paused",
   aborted: "paused",
   error: "failed",
 };

@@ -10,6 +10,7 @@ import { createViewFileTool } from "./files/view-file.js";
 import { createWriteToFileTool } from "./files/write-to-file.js";
 import { createGenerateImageTool } from "./images/generate-image.js";
 import { createAskQuestionTool } from "./interaction/ask-question.js";
+import { createUpdatePlanTool } from "./interaction/update-plan.js";
 import { createAskPermissionTool } from "./permission/ask-permission.js";
 import { createListPermissionsTool } from "./permission/list-permissions.js";
 import { createFindByNameTool } from "./search/find-by-name.js";
@@ -31,6 +32,7 @@ export function createBuiltinTools(env: ToolEnvironment): AnyTool[] {
     createSearchWebTool(env),
     createReadUrlContentTool(env),
     ...createExecTools(env),
+    createUpdatePlanTool(),
     ...(env.permissions
       ? [
           createListPermissionsTool(env.permissions),

@@ -39,6 +39,8 @@ export type ToolErrorCode =
   | "conflict"
   | "timeout"
   | "aborted"
+  /** The model's output limit cut the call off before its arguments were complete; it did not run. */
+  | "cut_off"
   | "unavailable"
   | "execution_failed";
 

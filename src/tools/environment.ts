@@ -45,4 +45,14 @@ export interface ToolEnvironment {
   artifacts?: ArtifactLog;
   /** The skills discovered for the session: view_file's IsSkillFile reads inside their folders. */
   skills?: SkillCatalog;
+  /** An editor's open files (ACP `fs/read_text_file`): view_file shows their unsaved text. */
+  editorFiles?: EditorFiles;
+}
+
+/**
+ * Text an editor holds for a file, unsaved changes included; undefined when it has none to give
+ * (the file is read from disk then). Only asked after the workspace guard admitted the path.
+ */
+export interface EditorFiles {
+  readText(absPath: string, signal: AbortSignal): Promise<string | undefined>;
 }

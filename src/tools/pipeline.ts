@@ -35,6 +35,8 @@ export interface RunOptions {
   /** "main" unless a subagent makes the call. */
   agentId?: string;
   onUpdate?: (partial: string) => void;
+  /** Called once the call has passed the policy, the hooks and consent; the call runs when it settles. */
+  onStart?: () => void | Promise<void>;
   /** Narrows the tools this caller may use (a subagent's tool list); others fail before anything runs. */
   allowTool?: (canonicalName: string) => boolean;
 }
@@ -122,6 +124,7 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
     const { call, pre } = admitted;
 
     // 6. execute
+    await options.onStart?.();
     const started = performance.now();
     let result = await execute(call, signal, options.onUpdate);
     result = {

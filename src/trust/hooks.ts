@@ -108,5 +108,6 @@ function handlersOf(group: HookGroup): HandlerConfig[] {
 export function describeHandler(group: HookGroup, handler: HandlerConfig): string {
   const rule = group.rules.find((candidate) => candidate.handlers.includes(handler));
   const where = rule ? `${rule.event} ${JSON.stringify(rule.matcher.pattern)}: ` : "";
+  if (handler.kind === "function") return `${where}function ${handler.name}`;
   return handler.kind === "command" ? `${where}${handler.command}` : `${where}POST ${handler.url}`;
 }

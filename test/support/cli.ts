@@ -22,8 +22,13 @@ export interface CliOptions {
 
 /** Runs the real `gantry` command as a child process (under the same Node as the tests). */
 export function runGantry(args: string[], options: CliOptions = {}): Promise<CliRun> {
+  return runNode([GANTRY_BIN, ...args], options);
+}
+
+/** Runs a Node script as a child process (under the same Node as the tests). */
+export function runNode(args: string[], options: CliOptions = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [GANTRY_BIN, ...args], {
+    const child = spawn(process.execPath, args, {
       cwd: options.cwd,
       env: { ...process.env, ...options.env },
       stdio: ["pipe", "pipe", "pipe"],

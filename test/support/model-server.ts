@@ -31,6 +31,10 @@ export interface ScriptedToolCall {
 export type ScriptedTurn =
   | {
       text?: string;
+      /** Reasoning streamed before the text (OpenAI-compatible `reasoning_content`, Anthropic thinking). */
+      reasoning?: string;
+      /** Ends the turn as cut by the output limit (finish_reason "length" / stop_reason "max_tokens"). */
+      cutOff?: boolean;
       toolCalls?: ScriptedToolCall[];
       usage?: { input: number; output: number };
       /** Milliseconds to wait before the first byte. */
@@ -48,6 +52,8 @@ export type ScriptedTurn =
       endlessToolCall?: { name: string; field: string };
     }
   | { error: { status: number; message?: string; retryAfterSeconds?: number } }
+  /** Answers with this body as it is (an HTML page where the API should be, plain JSON, a text 404). */
+  | { raw: { status: number; contentType: string; body: string } }
   /** Sends the headers and then nothing, until the client gives up. */
   | { hang: true }
   /**
@@ -73,6 +79,8 @@ export interface ModelServer {
   readonly origin: string;
   baseUrl(protocol: Protocol): string;
   readonly requests: RecordedRequest[];
+  /** Requests to paths outside the providers' APIs (a client probing `/props`, `/api/show`): 404 unless routed. */
+  readonly probes: RecordedRequest[];
   readonly failures: string[];
   /** Turns not yet served. */
   readonly remaining: number;
@@ -94,6 +102,11 @@ const ARGUMENT_CHUNK = 7;
 export interface ModelServerOptions {
   /** Keep every request (default true); benchmarks turn it off so the server's memory stays flat. */
   record?: boolean;
+  /**
+   * Other paths the server answers, outside the script (a local server's `/props`, `/api/show`,
+   * `/v1/models`): `"GET /props"` → the JSON to send. Requests to them are recorded too.
+   */
+  routes?: Record<string, unknown>;
 }
 
 export async function startModelServer(
@@ -104,6 +117,7 @@ export async function startModelServer(
   const stats = { responses: 0, serveMs: 0, endlessBytes: 0 };
   let requestCount = 0;
   const requests: RecordedRequest[] = [];
+  const probes: RecordedRequest[] = [];
   const failures: string[] = [];
   const open = new Set<ServerResponse>();
 
@@ -126,16 +140,22 @@ export async function startModelServer(
       body,
       text: raw,
     };
+    if (protocol === "unknown") {
+      // not a model call: what a client asks a local server about itself (its context window)
+      probes.push(recorded);
+      const route = options.routes?.[`${req.method} ${(req.url ?? "").split("?")[0]}`];
+      res.writeHead(route === undefined ? 404 : 200, { "content-type": "application/json" });
+      res.end(JSON.stringify(route ?? { error: "not found" }));
+      return;
+    }
     requestCount++;
     if (options.record !== false) requests.push(recorded);
     const turn = queue.shift();
     const problem =
-      protocol === "unknown"
-        ? `unexpected path ${req.method} ${req.url}`
-        : turn === undefined
-          ? `unexpected request #${requestCount} (the script has no turn left)`
-          : (turnMismatch(protocol, turn) ?? checkExpectation(turn, recorded));
-    if (problem !== undefined || turn === undefined || protocol === "unknown") {
+      turn === undefined
+        ? `unexpected request #${requestCount} (the script has no turn left)`
+        : (turnMismatch(protocol, turn) ?? checkExpectation(turn, recorded));
+    if (problem !== undefined || turn === undefined) {
       const failure = `${problem}: ${raw.slice(0, 4000)}`;
       failures.push(failure);
       res.writeHead(500, { "content-type": "application/json" });
@@ -160,6 +180,7 @@ export async function startModelServer(
     origin,
     baseUrl: (protocol) => (protocol === "gemini" ? `${origin}/v1beta` : `${origin}/v1`),
     requests,
+    probes,
     failures,
     stats,
     get remaining() {
@@ -192,7 +213,7 @@ function isChatProtocol(protocol: ApiProtocol): protocol is Protocol {
 
 /** A turn the request's API cannot carry: a search on OpenAI's chat API, a chat turn on the images endpoint. */
 function turnMismatch(protocol: ApiProtocol, turn: ScriptedTurn): string | undefined {
-  if ("error" in turn || "hang" in turn) return undefined;
+  if ("error" in turn || "hang" in turn || "raw" in turn) return undefined;
   const json = "search" in turn || "image" in turn;
   if (json && jsonAnswer(protocol, turn, {}) === undefined)
     return `the script's next turn is ${"search" in turn ? "a search" : "an image"}, which ${protocol} cannot answer`;
@@ -241,6 +262,11 @@ async function respond(
   res: ServerResponse,
   body: Record<string, unknown>,
 ): Promise<void> {
+  if ("raw" in turn) {
+    res.writeHead(turn.raw.status, { "content-type": turn.raw.contentType });
+    res.end(turn.raw.body);
+    return;
+  }
   if ("error" in turn) {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (turn.error.retryAfterSeconds !== undefined)
@@ -324,6 +350,8 @@ function openAiFrames(turn: TextTurn, model: string): string[] {
   const delta = (d: Record<string, unknown>, finish: string | null = null) =>
     sse({ ...base, choices: [{ index: 0, delta: d, finish_reason: finish }] });
   const frames = [delta({ role: "assistant", content: "" })];
+  for (const piece of turn.reasoning ? chunks(turn.reasoning, 5) : [])
+    frames.push(delta({ reasoning_content: piece }));
   for (const piece of turn.text ? chunks(turn.text, 5) : []) frames.push(delta({ content: piece }));
   (turn.toolCalls ?? []).forEach((call, index) => {
     const id = call.id ?? `call_${index}_${Math.random().toString(36).slice(2, 8)}`;
@@ -333,7 +361,7 @@ function openAiFrames(turn: TextTurn, model: string): string[] {
     for (const piece of chunks(JSON.stringify(call.args), ARGUMENT_CHUNK))
       frames.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
   });
-  frames.push(delta({}, turn.toolCalls?.length ? "tool_calls" : "stop"));
+  frames.push(delta({}, turn.cutOff ? "length" : turn.toolCalls?.length ? "tool_calls" : "stop"));
   const usage = turn.usage ?? { input: 10, output: 5 };
   frames.push(
     sse({
@@ -368,6 +396,20 @@ function anthropicFrames(turn: TextTurn, model: string): string[] {
     }),
   ];
   let index = 0;
+  if (turn.reasoning) {
+    frames.push(
+      namedSse({ type: "content_block_start", index, content_block: { type: "thinking", thinking: "" } }),
+    );
+    for (const piece of chunks(turn.reasoning, 5))
+      frames.push(
+        namedSse({ type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: piece } }),
+      );
+    frames.push(
+      namedSse({ type: "content_block_delta", index, delta: { type: "signature_delta", signature: "sig" } }),
+    );
+    frames.push(namedSse({ type: "content_block_stop", index }));
+    index++;
+  }
   if (turn.text) {
     frames.push(namedSse({ type: "content_block_start", index, content_block: { type: "text", text: "" } }));
     for (const piece of chunks(turn.text, 5))
@@ -400,7 +442,10 @@ function anthropicFrames(turn: TextTurn, model: string): string[] {
   frames.push(
     namedSse({
       type: "message_delta",
-      delta: { stop_reason: turn.toolCalls?.length ? "tool_use" : "end_turn", stop_sequence: null },
+      delta: {
+        stop_reason: turn.cutOff ? "max_tokens" : turn.toolCalls?.length ? "tool_use" : "end_turn",
+        stop_sequence: null,
+      },
       usage: { output_tokens: usage.output },
     }),
   );

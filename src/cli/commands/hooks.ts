@@ -77,6 +77,7 @@ function describeGroup(group: HookGroup): string[] {
 function describeHandler(handler: HandlerConfig): string {
   const timeout = `timeout ${handler.timeoutMs / 1000} s`;
   if (handler.kind === "command") return `command: ${handler.command} (${timeout})`;
+  if (handler.kind === "function") return `function: ${handler.name} (${timeout})`;
   const headers = Object.keys(handler.headers);
   return `http POST ${handler.url}${headers.length ? ` headers: ${headers.join(", ")}` : ""} (${timeout})`;
 }

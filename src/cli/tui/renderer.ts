@@ -25,6 +25,8 @@ export function createRenderer(options: RendererOptions) {
   const grouper = createToolLineGrouper();
   const calls = new Map<string, ToolCallView>();
   let midLine = false;
+  /** The last text written was the model's reasoning (an answer after it starts on a new line). */
+  let thinkingOpen = false;
 
   function line(text: string): void {
     endText();
@@ -58,9 +60,18 @@ export function createRenderer(options: RendererOptions) {
 
   function mainEvent(event: AgentEvent): void {
     switch (event.type) {
+      case "thinking":
+        if (event.text === "") return;
+        flush();
+        options.write(theme.paint("dim", event.text));
+        midLine = !event.text.endsWith("\n");
+        thinkingOpen = true;
+        return;
       case "text_delta":
         if (event.text === "") return;
         flush();
+        if (thinkingOpen && midLine) options.write("\n");
+        thinkingOpen = false;
         options.write(event.text);
         midLine = !event.text.endsWith("\n");
         return;
@@ -98,6 +109,8 @@ export function createRenderer(options: RendererOptions) {
     if (event.reason === "aborted") line(theme.paint("yellow", "(interrupted)"));
     if (event.reason === "max_turns")
       line(theme.paint("yellow", `(stopped at the turn limit: ${event.turns} turns)`));
+    if (event.reason === "max_tokens")
+      line(theme.paint("yellow", "(the answer was cut off by the model's output limit)"));
     const { inputTokens, outputTokens } = event.usage;
     const turns = `${event.turns} model turn${event.turns === 1 ? "" : "s"}`;
     line(theme.paint("dim", `(${turns} · ${inputTokens} tokens in · ${outputTokens} out)`));

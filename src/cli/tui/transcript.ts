@@ -4,6 +4,7 @@ import { createAnswerStream } from "./answer-stream.js";
 import { paintDiff } from "./call-summary.js";
 import type { Theme } from "./style.js";
 import { wrapText } from "./text-width.js";
+import { createThinkingLines } from "./thinking.js";
 import {
   createToolLineGrouper,
   describeTarget,
@@ -48,7 +49,10 @@ export function createTranscript(options: TranscriptOptions) {
   /** Tool lines were the last thing shown (an answer that follows gets a blank line first). */
   let toolLinesAbove = false;
 
+  const thinking = createThinkingLines(theme, (text) => wrap(text, "  "));
+
   function endAnswer(): void {
+    commit(thinking.end());
     commit(answer.end());
   }
   function flushGroup(): void {
@@ -85,8 +89,12 @@ export function createTranscript(options: TranscriptOptions) {
 
   function mainEvent(event: AgentEvent): void {
     switch (event.type) {
+      case "thinking":
+        flushGroup();
+        return commit(thinking.push(event.text));
       case "text_delta":
         if (event.text === "") return;
+        commit(thinking.end());
         flushGroup();
         // an answer after tool lines starts after a blank line
         if (toolLinesAbove && answer.empty) commit([""]);
@@ -126,6 +134,8 @@ export function createTranscript(options: TranscriptOptions) {
         if (event.reason === "aborted") commit([theme.paint("yellow", "(interrupted)")]);
         if (event.reason === "max_turns")
           commit([theme.paint("yellow", `(stopped at the turn limit: ${event.turns} turns)`)]);
+        if (event.reason === "max_tokens")
+          commit([theme.paint("yellow", "(the answer was cut off by the model's output limit)")]);
         return;
       default:
         return;

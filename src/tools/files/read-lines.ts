@@ -1,6 +1,20 @@
 import { createHash } from "node:crypto";
-import type { FileHandle } from "node:fs/promises";
 import { TextDecoder } from "node:util";
+
+/** What the window reads from: an open file (FileHandle fits), or text an editor holds (bytesSource). */
+export interface ByteSource {
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+}
+
+/** Bytes in memory as a ByteSource: an editor's unsaved buffer read like a file. */
+export function bytesSource(bytes: Buffer): ByteSource {
+  return {
+    async read(buffer, offset, length, position) {
+      const bytesRead = bytes.copy(buffer, offset, position, Math.min(bytes.length, position + length));
+      return { bytesRead };
+    },
+  };
+}
 
 /** Which lines of a file to show, and how much room the numbered output has. */
 export interface LineWindowRequest {
@@ -49,7 +63,7 @@ export function numberedLine(lineNumber: number, text: string): string {
  * Streams the file once, in fixed chunks, and keeps only the lines of the window: a range near the
  * end of a huge file costs one pass of newline scanning and a constant amount of memory.
  */
-export async function readLineWindow(handle: FileHandle, request: LineWindowRequest): Promise<LineWindow> {
+export async function readLineWindow(handle: ByteSource, request: LineWindowRequest): Promise<LineWindow> {
   const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, request.sizeBytes)));
   const hash = request.readToEnd ? createHash("sha256") : undefined;
   const window = createWindowCollector(request);

@@ -7,7 +7,7 @@ import { snapshotOf } from "../../workspace/read-ledger.js";
 import { imageMimeType, imageMimeTypeOfBytes, looksBinary } from "../../workspace/text.js";
 import { defineTool, errorResult, okResult, type ToolResult } from "../contract.js";
 import type { ToolEnvironment } from "../environment.js";
-import { type LineWindow, readLineWindow } from "./read-lines.js";
+import { bytesSource, type LineWindow, readLineWindow } from "./read-lines.js";
 
 const ViewFileParameters = z
   .object({
@@ -131,15 +131,30 @@ export function createViewFileTool(env: ToolEnvironment) {
           args.StartLine !== undefined || args.EndLine !== undefined || args.ContentOffset !== undefined;
         if (!ranged && stats.size > workspace.limits.maxFileBytes)
           return tooLargeResult(args, rel, stats.size);
-        const request = windowRequest(args, stats.size, ctx.signal);
-        const window = await readLineWindow(handle, request);
-        reads.record(resolved.path.abs, snapshotOf(stats, window.sha256));
-        return windowResult(args, rel, stats.size, window, request.endLine);
+        // the editor's text of the file, unsaved changes included, when it offers it (ACP clients)
+        const edited = await editorText(resolved.path.abs, stats.size, ctx.signal);
+        const source = edited === undefined ? handle : bytesSource(Buffer.from(edited, "utf8"));
+        const size = edited === undefined ? stats.size : Buffer.byteLength(edited, "utf8");
+        const request = windowRequest(args, size, ctx.signal);
+        const window = await readLineWindow(source, request);
+        // edits apply to the file on disk: the read that vouches for them is the disk's content
+        const sha256 = edited === undefined ? window.sha256 : await diskSha256(handle);
+        reads.record(resolved.path.abs, snapshotOf(stats, sha256));
+        const result = windowResult(args, rel, size, window, request.endLine);
+        return edited === undefined
+          ? result
+          : { ...result, metadata: { ...result.metadata, fromEditor: true } };
       } finally {
         await handle.close();
       }
     },
   });
+
+  /** What the editor holds for a file small enough to read whole; undefined when it says nothing. */
+  async function editorText(abs: string, size: number, signal: AbortSignal): Promise<string | undefined> {
+    if (!env.editorFiles || size > workspace.limits.maxFileBytes) return undefined;
+    return env.editorFiles.readText(abs, signal).catch(() => undefined);
+  }
 
   function windowRequest(args: ViewFileArgs, sizeBytes: number, signal: AbortSignal) {
     const { maxReadLines, maxOutputChars, maxFileBytes } = workspace.limits;
@@ -156,6 +171,12 @@ export function createViewFileTool(env: ToolEnvironment) {
       signal,
     };
   }
+}
+
+async function diskSha256(handle: FileHandle): Promise<string> {
+  return createHash("sha256")
+    .update(await handle.readFile())
+    .digest("hex");
 }
 
 async function readSample(handle: FileHandle, size: number): Promise<Buffer> {

@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+// The command's entry: it checks the Node.js version before any other module loads, so on an old Node
+// every command (`--help` too) says what is wrong and how to fix it, instead of failing on a missing API.
+// No static imports here: an old Node must be able to evaluate this file on its own.
+const MIN_MAJOR = 22;
+const MIN_MINOR = 3;
+const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+if (major < MIN_MAJOR || (major === MIN_MAJOR && minor < MIN_MINOR)) {
+  process.stderr.write(
+    `gantry: needs Node.js ${MIN_MAJOR}.${MIN_MINOR} or newer; this is Node.js ${process.versions.node} (${process.execPath}).\n` +
+      `Install a current Node.js (https://nodejs.org, or "nvm install ${MIN_MAJOR}") and run gantry again.\n`,
+  );
+  process.exit(1);
+}
+void import("./main.js");
