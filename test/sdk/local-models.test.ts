@@ -107,8 +107,11 @@ describe("the context window of a local server is read from the server", () => {
 
   it("says when the system prompt and tool declarations already fill most of the window", async () => {
     const made = await localAgent({ "GET /props": { default_generation_settings: { n_ctx: 8192 } } });
+    const count = made.session.registry.declarations().length;
     expect(made.notices.join("\n")).toMatch(
-      /the system prompt and 22 tool declarations take about [\d,]+ tokens, \d+% of openai-compatible:local's 8,192-token context window/,
+      new RegExp(
+        `the system prompt and ${count} tool declarations take about [\\d,]+ tokens, \\d+% of openai-compatible:local's 8,192-token context window`,
+      ),
     );
   });
 });
