@@ -28,7 +28,7 @@ import { scriptsOfHooks } from "./trust/covered.js";
 import { sessionTrust, type TrustOption } from "./trust/session-trust.js";
 import type { WorkspaceTrust } from "./trust/workspace-trust.js";
 import { PROTECTED_CONFIG_FOLDERS } from "./workspace/protected.js";
-import { createReadLedger } from "./workspace/read-ledger.js";
+import { createReadLedger, type ReadLedger } from "./workspace/read-ledger.js";
 import { openWorkspace, type Workspace } from "./workspace/workspace.js";
 
 export interface GantryOptions {
@@ -74,6 +74,8 @@ export interface GantryOptions {
    * user's; the servers of the configuration files (src/mcp/sources.ts) come as well.
    */
   mcpServers?: Record<string, unknown>;
+  /** What the agent has read, for stale-edit checks; a durable session passes one it can list and restore. */
+  readLedger?: ReadLedger;
 }
 
 export interface BackgroundWork {
@@ -192,6 +194,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
       hookConfig,
       identity,
       parentPermissions: permissions,
+      readLedger: undefined,
     });
   permissionsForHooks = permissions;
   const subagents = createSubagentHost({
@@ -211,7 +214,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
       workspace,
       settings,
       home: options.home,
-      reads: createReadLedger(),
+      reads: options.readLedger ?? createReadLedger(),
       inbox,
       lifecycle,
       requireReadBeforeEdit: options.requireReadBeforeEdit,

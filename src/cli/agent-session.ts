@@ -230,7 +230,7 @@ async function runLoop(
   }
 }
 
-function makeModelFor(
+export function makeModelFor(
   session: GantrySession,
   model: string | undefined,
   baseUrl: string | undefined,
@@ -260,7 +260,7 @@ function openSessionFile(
 }
 
 /** `GANTRY_RETRY_BASE_MS` shortens the backoff (tests, scripts that prefer to fail fast). */
-function retryFromEnvironment(): { baseDelayMs?: number } {
+export function retryFromEnvironment(): { baseDelayMs?: number } {
   const base = Number(process.env.GANTRY_RETRY_BASE_MS);
   return Number.isFinite(base) && base >= 0 && process.env.GANTRY_RETRY_BASE_MS !== ""
     ? { baseDelayMs: base }

@@ -32,6 +32,17 @@ export const COMMAND_OPTIONS: Record<string, ParseArgsConfig["options"]> = {
     header: { type: "string", short: "H", multiple: true },
     "subagent-only": { type: "boolean" },
   },
+  worker: {
+    port: { type: "string" },
+    host: { type: "string" },
+    admin: { type: "string" },
+    workdir: { type: "string" },
+    advertise: { type: "string" },
+  },
+  submit: { ingress: { type: "string" }, repo: { type: "string" }, ref: { type: "string" } },
+  sessions: { ingress: { type: "string" }, follow: { type: "boolean" } },
+  approve: { ingress: { type: "string" } },
+  cancel: { ingress: { type: "string" } },
 };
 
 export interface GlobalOptions {
@@ -58,6 +69,15 @@ export interface GlobalOptions {
   env?: string[];
   header?: string[];
   "subagent-only"?: boolean;
+  port?: string;
+  host?: string;
+  admin?: string;
+  workdir?: string;
+  advertise?: string;
+  ingress?: string;
+  repo?: string;
+  ref?: string;
+  follow?: boolean;
 }
 
 /** A mistake in how gantry was invoked: printed with the usage and exit code 2. */
@@ -78,6 +98,14 @@ export const USAGE = `Usage:
   gantry mcp add [-s user|project] [-t stdio|http|sse] [-e K=V] [-H "K: V"] NAME COMMAND|URL [-- ARGS...]
   gantry mcp add-json NAME JSON | remove NAME [-s SCOPE] | login NAME | logout NAME
   gantry mcp serve                        serve Gantry's tools over stdio to an MCP client
+  gantry worker --port N [--admin URL] [--workdir DIR] [--host H] [--advertise URL]
+                                          serve durable sessions to a Restate cluster
+  gantry submit --ingress URL -p "<prompt>" --repo URL-or-path [--ref REF] [--trust] [options]
+                                          start a durable session; prints its id
+  gantry sessions --ingress URL [<id> [--follow]]
+                                          list sessions, or print (and follow) one's stream-json lines
+  gantry approve --ingress URL <id> <ask-id> yes|session|no [why]   answer an ask (or the questions' answers)
+  gantry cancel --ingress URL <id>        cancel a durable session's running prompt
   gantry --version
 
 Options:

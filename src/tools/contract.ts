@@ -39,6 +39,8 @@ export type ToolErrorCode =
   | "conflict"
   | "timeout"
   | "aborted"
+  /** A durable session moved to another worker while the call was in flight; it was not run again. */
+  | "interrupted"
   | "unavailable"
   | "execution_failed";
 
