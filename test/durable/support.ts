@@ -15,7 +15,20 @@ export async function submit(
   extra: string[] = [],
 ): Promise<string> {
   const run = await runGantry(
-    ["submit", "--ingress", cluster.ingress, "-p", prompt, "--repo", repo, "--model", "openai:test-model", "--base-url", model.baseUrl("openai"), ...extra],
+    [
+      "submit",
+      "--ingress",
+      cluster.ingress,
+      "-p",
+      prompt,
+      "--repo",
+      repo,
+      "--model",
+      "openai:test-model",
+      "--base-url",
+      model.baseUrl("openai"),
+      ...extra,
+    ],
     { env: { HOME: path.join(cluster.dir, "submitter") }, timeoutMs: 60_000 },
   );
   if (run.code !== 0) throw new Error(`gantry submit exited ${run.code}: ${run.stderr}`);
@@ -55,8 +68,16 @@ export async function waitForState(
   return last as StatusView;
 }
 
-export async function workerPaths(cluster: RestateCluster, name: string): Promise<{ workdir: string; home: string }> {
+/**
+ * A worker's home and workdir. Workers on one machine share the workdir (a session's folder then has
+ * the same path wherever it runs); `ownWorkdir` gives each its own, as on separate machines.
+ */
+export async function workerPaths(
+  cluster: RestateCluster,
+  name: string,
+  options: { ownWorkdir?: boolean } = {},
+): Promise<{ workdir: string; home: string }> {
   const home = path.join(cluster.dir, `${name}-home`);
   await mkdir(home, { recursive: true });
-  return { workdir: path.join(cluster.dir, "workdir"), home };
+  return { workdir: path.join(cluster.dir, options.ownWorkdir ? `${name}-workdir` : "workdir"), home };
 }

@@ -1,6 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { createRequire } from "node:module";
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -52,21 +52,25 @@ export async function startRestate(): Promise<RestateCluster> {
       "disable-telemetry = true",
       `base-dir = ${JSON.stringify(path.join(dir, "data"))}`,
       "default-num-partitions = 8",
-      '[admin]',
+      "[admin]",
       `bind-port = ${admin}`,
       "disable-web-ui = true",
-      '[ingress]',
+      "[ingress]",
       `bind-port = ${ingress}`,
       "",
     ].join("\n"),
   );
   let output = "";
-  const child = spawn("timeout", ["--signal=KILL", `${LIFETIME_S}s`, restateServerBinary(), "--config-file", config, "--no-logo"], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, RUST_LOG: "warn", NO_COLOR: "1" },
-    // a group of its own, so one kill ends `timeout` and the server under it
-    detached: true,
-  });
+  const child = spawn(
+    "timeout",
+    ["--signal=KILL", `${LIFETIME_S}s`, restateServerBinary(), "--config-file", config, "--no-logo"],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, RUST_LOG: "warn", NO_COLOR: "1" },
+      // a group of its own, so one kill ends `timeout` and the server under it
+      detached: true,
+    },
+  );
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const cluster: RestateCluster = {
@@ -80,8 +84,16 @@ export async function startRestate(): Promise<RestateCluster> {
     },
   };
   try {
-    await waitFor(async () => (await fetch(`${cluster.admin}/health`)).ok, 60_000, () => `restate-server did not start:\n${output}`);
-    await waitFor(async () => (await fetch(`${cluster.ingress}/restate/health`)).ok, 60_000, () => `restate ingress did not start:\n${output}`);
+    await waitFor(
+      async () => (await fetch(`${cluster.admin}/health`)).ok,
+      60_000,
+      () => `restate-server did not start:\n${output}`,
+    );
+    await waitFor(
+      async () => (await fetch(`${cluster.ingress}/restate/health`)).ok,
+      60_000,
+      () => `restate ingress did not start:\n${output}`,
+    );
   } catch (cause) {
     await cluster.stop();
     throw cause;
@@ -108,12 +120,32 @@ export async function startWorker(
   let output = "";
   const child = spawn(
     "timeout",
-    ["--signal=KILL", `${LIFETIME_S}s`, process.execPath, GANTRY_BIN, "worker", "--port", String(port), "--admin", cluster.admin, "--workdir", options.workdir],
-    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, HOME: options.home, ...options.env }, detached: true },
+    [
+      "--signal=KILL",
+      `${LIFETIME_S}s`,
+      process.execPath,
+      GANTRY_BIN,
+      "worker",
+      "--port",
+      String(port),
+      "--admin",
+      cluster.admin,
+      "--workdir",
+      options.workdir,
+    ],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, HOME: options.home, ...options.env },
+      detached: true,
+    },
   );
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor(async () => /serving /.test(output), 60_000, () => `gantry worker did not start:\n${output}`);
+  await waitFor(
+    async () => /serving /.test(output),
+    60_000,
+    () => `gantry worker did not start:\n${output}`,
+  );
   const pid = Number(/:(\d+) serving/.exec(output)?.[1]);
   return {
     child,
@@ -136,7 +168,11 @@ async function stopChild(child: ChildProcess, signal: NodeJS.Signals = "SIGKILL"
   await exited;
 }
 
-export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs: number, what: () => string): Promise<void> {
+export async function waitFor(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  what: () => string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
