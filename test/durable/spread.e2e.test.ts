@@ -69,10 +69,24 @@ it("runs 20 concurrent sessions spread over both workers, each tool call once", 
     });
   const ranOn = new Set(ends.map((end) => end.worker));
   expect([...ranOn].sort()).toEqual(workers.map((worker) => worker.id).sort());
-  const lines = readFileSync(log, "utf8").trim().split("\n").sort();
-  expect(lines).toEqual(Array.from({ length: SESSIONS }, (_, n) => `session-${n}`).sort());
+  const calls = readFileSync(log, "utf8").trim().split("\n").sort();
+  expect(calls).toEqual(Array.from({ length: SESSIONS }, (_, n) => `session-${n}`).sort());
   for (const server of servers) server.assertDone();
   const listed = await runGantry(["sessions", "--ingress", cluster.ingress], { timeoutMs: 60_000 });
   expect(listed.code).toBe(0);
   for (const id of ids) expect(listed.stdout).toMatch(new RegExp(`^${id}\\tcompleted\\t`, "m"));
+  // the same lines as `gantry -p --output-format stream-json`, from whichever worker ran them
+  const follow = await runGantry(["sessions", "--ingress", cluster.ingress, ids[0] as string, "--follow"], {
+    timeoutMs: 60_000,
+  });
+  const lines = follow.stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+  expect(lines[0]).toMatchObject({ type: "system", subtype: "init", session_id: ids[0] });
+  expect(lines.map((line) => line.type)).toEqual(
+    expect.arrayContaining(["assistant", "user", "tool_result", "turn_end", "done"]),
+  );
+  expect(lines.at(-1)).toMatchObject({ type: "result", subtype: "success", result: "session 0 done" });
+  expect(follow.code).toBe(0);
 });
