@@ -1,3 +1,4 @@
+import path from "node:path";
 import { buildSystemPrompt, loadProjectInstructions } from "../agent/context.js";
 import { type Conversation, createConversation } from "../agent/conversation.js";
 import type { AgentEvent } from "../agent/events.js";
@@ -5,6 +6,7 @@ import { type AgentRunResult, runAgentLoop } from "../agent/loop.js";
 import { makeModelFor, retryFromEnvironment } from "../cli/agent-session.js";
 import { eventLine, initLine, resultLine } from "../cli/stream-json.js";
 import { createGantrySession, type GantrySession } from "../gantry.js";
+import type { ModelClient } from "../models/client.js";
 import { createAskChannel } from "./ask-channel.js";
 import { createDurableAsker } from "./asks.js";
 import { checkoutWorkspace, removeWorkspace, resolveSource, type WorkspaceSource } from "./checkout.js";
@@ -119,10 +121,7 @@ async function sourceOf(run: PromptRun): Promise<WorkspaceSource | { error: stri
   return source;
 }
 
-function openSession(
-  run: PromptRun,
-  root: string,
-): GantrySession & { ledger: ReturnType<typeof createListedReadLedger> } {
+function openSession(run: PromptRun, root: string): DurableSession {
   const ledger = createListedReadLedger();
   const session = createGantrySession({
     workspace: root,
@@ -140,56 +139,29 @@ function openSession(
   return Object.assign(session, { ledger });
 }
 
+type DurableSession = GantrySession & { ledger: ReturnType<typeof createListedReadLedger> };
+
 async function runLoop(
   run: PromptRun,
-  session: GantrySession & { ledger: ReturnType<typeof createListedReadLedger> },
+  session: DurableSession,
   source: WorkspaceSource,
-  model: Parameters<typeof journaledModel>[0],
+  model: ModelClient,
 ): Promise<AgentRunResult> {
   const { ctx } = run;
   const root = session.workspace.root;
-  const sync = createWorkspaceSync({
-    root,
-    source,
-    grants: session.permissions.grants,
-    ledger: session.ledger,
-    scratchIndex: `${run.worker.workdir}/sessions/.${ctx.sessionId}.index`,
-    warn: (line) => run.worker.log(`session ${ctx.sessionId}: ${line}`),
-  });
-  const kept = await ctx.get<SessionSnapshot>(STATE.snapshot);
-  if (kept) sync.note(kept);
-  let latest = kept ?? undefined;
   const declarations = session.registry.declarations();
-  run.log.push(
-    await ctx.journal.step("init", async () =>
-      initLine({
-        sessionId: ctx.sessionId,
-        model: model.id,
-        cwd: root,
-        tools: declarations.map((d) => d.name),
-        approvalMode: run.input.approvalMode ?? session.permissions.mode ?? "default",
-      }),
-    ),
-  );
-  const pipeline = journaledPipeline({
-    pipeline: session.pipeline,
-    journal: ctx.journal,
-    asks: createAskChannel(ctx, run.status, run.log, () => saveStatus(run, true)),
-    workspace: {
-      ...sync,
-      note: (snapshot) => {
-        latest = snapshot;
-        sync.note(snapshot);
-      },
-    },
-    workerId: run.worker.workerId,
-    onStepDone: (worker) => {
-      run.status.worker = worker;
-    },
+  const init = initLine({
+    sessionId: ctx.sessionId,
+    model: model.id,
+    cwd: root,
+    tools: declarations.map((d) => d.name),
+    approvalMode: run.input.approvalMode ?? session.permissions.mode ?? "default",
   });
-  const conversation: Conversation = createConversation(
-    (await ctx.get<Conversation>(STATE.conversation))?.messages ?? [],
-  );
+  // recorded, so a replay on another worker logs the first worker's line
+  run.log.push(await ctx.journal.step("init", async () => init));
+  const { pipeline, sync } = await journaledSteps(run, session, source);
+  const stored = await ctx.get<Conversation>(STATE.conversation);
+  const conversation = createConversation(stored?.messages ?? []);
   const maxTurns = run.input.maxTurns ?? session.settings.maxTurns;
   const turnsBefore = run.status.turns;
   const result = await runAgentLoop(conversation, journaledModel(model, ctx.journal), pipeline, {
@@ -206,9 +178,36 @@ async function runLoop(
     ...(maxTurns ? { maxTurns } : {}),
     onEvent: (event) => recordEvent(run, event, turnsBefore),
   });
+  // the next prompt (on any worker) continues this conversation in this workspace
   ctx.set(STATE.conversation, conversation);
-  if (latest) ctx.set(STATE.snapshot, latest);
+  ctx.set(STATE.snapshot, sync.current());
   return result;
+}
+
+/** The session's pipeline with journaled calls, and the sync that carries its workspace between workers. */
+async function journaledSteps(run: PromptRun, session: DurableSession, source: WorkspaceSource) {
+  const { ctx, worker } = run;
+  const sync = createWorkspaceSync({
+    root: session.workspace.root,
+    source,
+    grants: session.permissions.grants,
+    ledger: session.ledger,
+    scratchIndex: path.join(worker.workdir, "sessions", `.${ctx.sessionId}.index`),
+    warn: (line) => worker.log(`session ${ctx.sessionId}: ${line}`),
+  });
+  const kept = await ctx.get<SessionSnapshot>(STATE.snapshot);
+  if (kept) sync.note(kept);
+  const pipeline = journaledPipeline({
+    pipeline: session.pipeline,
+    journal: ctx.journal,
+    asks: createAskChannel(ctx, run.status, run.log, () => saveStatus(run, true)),
+    workspace: sync,
+    workerId: worker.workerId,
+    onStepDone: (ranOn) => {
+      run.status.worker = ranOn;
+    },
+  });
+  return { pipeline, sync };
 }
 
 /** Every loop event but live tool output becomes its stream-json line; a turn's end flushes them. */

@@ -29,6 +29,8 @@ export interface WorkspaceSync {
   snapshot(): Promise<SessionSnapshot>;
   /** A snapshot met in the journal (replayed or just recorded). */
   note(snapshot: SessionSnapshot): void;
+  /** Everything noted so far, merged: what the session's next prompt starts from. */
+  current(): SessionSnapshot;
 }
 
 export interface WorkspaceSyncDeps {
@@ -78,6 +80,7 @@ export function createWorkspaceSync(deps: WorkspaceSyncDeps): WorkspaceSync {
         ...(snapshot.patchTooLarge ? { patchTooLarge: true } : {}),
       };
     },
+    current: () => latest,
   };
 }
 

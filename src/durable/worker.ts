@@ -25,7 +25,10 @@ export interface RunningWorker {
  * that dies drops its connections and Restate's retries land on the others.
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
-  const server = http2.createServer(createEndpointHandler({ services: defineServices(options) }));
+  const server = http2.createServer(
+    { settings: { maxConcurrentStreams: STREAMS_PER_CONNECTION } },
+    createEndpointHandler({ services: defineServices(options) }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen({ port: options.port, host: options.host, reusePort: true }, () => resolve());
@@ -44,6 +47,12 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   }
   return { url, close };
 }
+
+/**
+ * Restate opens another connection when a worker's advertised streams are all taken, and connections
+ * are what SO_REUSEPORT (or an L4 load balancer) spread: one stream each spreads sessions over workers.
+ */
+const STREAMS_PER_CONNECTION = 1;
 
 const REGISTER_ATTEMPTS = 20;
 
