@@ -13,6 +13,8 @@ export interface DurableContext extends StateReader, StateWriter {
   readonly journal: Journal;
   /** Aborted when the session is cancelled: the loop, the model stream and running tools stop. */
   readonly signal: AbortSignal;
+  /** Aborted when this attempt ends: suspended to wait for an answer, finished, or cut off. */
+  readonly attemptEnded: AbortSignal;
   /** A durable promise for one ask: its id (resolvable at the ingress) and a wait that outlives any process. */
   durablePromise(): { id: string; wait(): Promise<AskAnswer | { cancelled: true } | { invalid: string }> };
   /** Tells the session index (gantry sessions) how this session stands. */

@@ -56,6 +56,8 @@ export async function runPrompt(
   if ("error" in source) return endRun(run, { state: "failed", error: source.error }, started);
   const root = await checkoutWorkspace(worker.workdir, ctx.sessionId, source);
   const session = openSession(run, root);
+  // a suspended attempt (waiting for an answer) never returns here: its processes end with it
+  ctx.attemptEnded.addEventListener("abort", () => void session.dispose().catch(() => undefined));
   try {
     const made = makeModelFor(
       session,

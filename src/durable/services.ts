@@ -127,6 +127,7 @@ function durableContext(ctx: restate.ObjectContext): DurableContext {
     invocationId: ctx.request().id,
     journal,
     signal: controller.signal,
+    attemptEnded: ctx.request().attemptCompletedSignal,
     get: (key) => ctx.get(key),
     set: (key, value) => ctx.set(key, value),
     durablePromise() {

@@ -18,7 +18,12 @@ export function journaledModel(model: ModelClient, journal: Journal): ModelClien
       const turn = ++turns;
       const parts = await journal.step(`model turn ${turn}`, async () => {
         const collected: ModelStreamPart[] = [];
-        for await (const part of model.streamTurn(request)) collected.push(part);
+        for await (const part of model.streamTurn(request)) {
+          const last = collected.at(-1);
+          // one text part per run of deltas keeps the journal entry small
+          if (part.type === "text_delta" && last?.type === "text_delta") last.text += part.text;
+          else collected.push(part.type === "text_delta" ? { ...part } : part);
+        }
         return collected;
       });
       yield* parts;
