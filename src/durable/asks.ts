@@ -57,7 +57,7 @@ export function createDurableAsker(): Asker {
     async askPermission(request): Promise<PermissionAnswer> {
       const scope = scopes.getStore();
       if (!scope) return { choice: "deny", message: "asked outside a journaled call" };
-      const answer = scope.answers.shift();
+      const answer = takeAnswer(scope, "permission");
       if (answer?.kind === "permission")
         return { choice: answer.choice, ...(answer.message ? { message: answer.message } : {}) };
       scope.pending ??= { kind: "permission", request: plainRequest(request) };
@@ -66,12 +66,18 @@ export function createDurableAsker(): Asker {
     async askQuestions(questions) {
       const scope = scopes.getStore();
       if (!scope) return { answered: false, reason: "asked outside a journaled call" };
-      const answer = scope.answers.shift();
+      const answer = takeAnswer(scope, "questions");
       if (answer?.kind === "questions") return { answered: true, answers: answer.answers };
       scope.pending ??= { kind: "questions", questions };
       return { answered: false, reason: WAITING };
     },
   };
+}
+
+/** The call's next answer of this kind (a call may ask for consent first, then ask its questions). */
+function takeAnswer(scope: CallScope, kind: AskAnswer["kind"]): AskAnswer | undefined {
+  const index = scope.answers.findIndex((answer) => answer.kind === kind);
+  return index < 0 ? undefined : scope.answers.splice(index, 1)[0];
 }
 
 /** The request as JSON keeps it (the journal and the event log hold it). */

@@ -212,15 +212,15 @@ async function journaledSteps(run: PromptRun, session: DurableSession, source: W
   return { pipeline, sync };
 }
 
-/** Every loop event but live tool output becomes its stream-json line; a turn's end flushes them. */
+/** Every loop event but live tool output becomes its stream-json line; a result or a turn's end flushes them. */
 function recordEvent(run: PromptRun, event: AgentEvent, turnsBefore: number): void {
   if (event.type === "tool_update") return; // live output of a running step: not journaled, so not logged
   run.log.push(eventLine(event, run.ctx.sessionId));
   if (event.type === "turn_end") {
     run.status.turns = turnsBefore + event.turn;
     saveStatus(run, false);
-    run.log.flush();
   }
+  if (event.type === "turn_end" || event.type === "tool_result") run.log.flush();
 }
 
 async function endRun(
