@@ -2,10 +2,13 @@ import path from "node:path";
 import { buildSystemPrompt, loadProjectInstructions } from "../agent/context.js";
 import { type Conversation, createConversation } from "../agent/conversation.js";
 import type { AgentEvent } from "../agent/events.js";
-import { type AgentRunResult, runAgentLoop } from "../agent/loop.js";
+import { type AgentLoopOptions, type AgentRunResult, runAgentLoop } from "../agent/loop.js";
 import { makeModelFor, retryFromEnvironment } from "../cli/agent-session.js";
+import { createSessionEvents } from "../cli/session-events.js";
 import { eventLine, initLine, resultLine } from "../cli/stream-json.js";
 import { createGantrySession, type GantrySession } from "../gantry.js";
+import type { SessionHooks } from "../hooks/lifecycle.js";
+import { loopHooksFor } from "../hooks/loop-bridge.js";
 import type { ModelClient } from "../models/client.js";
 import { createAskChannel } from "./ask-channel.js";
 import { createDurableAsker } from "./asks.js";
@@ -13,6 +16,7 @@ import { checkoutWorkspace, removeWorkspace, resolveSource, type WorkspaceSource
 import { type DurableContext, DurableInputError, type WorkerEnv } from "./context.js";
 import { createEventLog, type EventLog } from "./event-log.js";
 import { type PromptInput, PromptInputSchema } from "./prompt-input.js";
+import { journaledSessionHooks } from "./session-hooks.js";
 import { promptHeadline, type SessionStatus, STATE, stateAfter, summaryOf } from "./session-state.js";
 import { createListedReadLedger, createWorkspaceSync, type SessionSnapshot } from "./session-sync.js";
 import { journaledModel, journaledPipeline } from "./steps.js";
@@ -135,6 +139,7 @@ function openSession(run: PromptRun, root: string): DurableSession {
     asker: createDurableAsker(),
     readLedger: ledger,
   });
+  session.identify({ sessionId: run.ctx.sessionId, transcriptPath: "" });
   for (const line of session.configNotices()) run.worker.log(`session ${run.ctx.sessionId}: ${line}`);
   for (const name of IN_PROCESS_TOOLS)
     if (session.registry.lookup(name)) session.registry.setEnabled(name, false);
@@ -164,26 +169,52 @@ async function runLoop(
   const { pipeline, sync } = await journaledSteps(run, session, source);
   const stored = await ctx.get<Conversation>(STATE.conversation);
   const conversation = createConversation(stored?.messages ?? []);
-  const maxTurns = run.input.maxTurns ?? session.settings.maxTurns;
   const turnsBefore = run.status.turns;
-  const result = await runAgentLoop(conversation, journaledModel(model, ctx.journal), pipeline, {
-    system: buildSystemPrompt({
-      workspaceRoot: root,
-      declarations,
-      instructions: loadProjectInstructions(root),
-    }),
-    tools: declarations,
-    input: [{ role: "user", text: run.input.prompt }],
-    signal: ctx.signal,
-    compaction: { contextWindow: model.contextWindow },
-    retry: retryFromEnvironment(),
-    ...(maxTurns ? { maxTurns } : {}),
-    onEvent: (event) => recordEvent(run, event, turnsBefore),
-  });
+  const onEvent = (event: AgentEvent) => recordEvent(run, event, turnsBefore);
+  // the same session events as `gantry -p`: SessionStart, UserPromptSubmit, the loop's hooks, SessionEnd
+  const hooks = journaledSessionHooks(session.hooks, ctx.journal);
+  const events = createSessionEvents({ hooks, model: () => model.id, interactive: false });
+  await events.start(conversation.messages.length > 0 ? "resume" : "startup");
+  const admitted = await events.admit([{ role: "user", text: run.input.prompt }], ctx.signal);
+  const result =
+    "refused" in admitted
+      ? events.refuse(admitted.refused, conversation, onEvent)
+      : await runAgentLoop(conversation, journaledModel(model, ctx.journal), pipeline, {
+          system: buildSystemPrompt({
+            workspaceRoot: root,
+            declarations,
+            instructions: loadProjectInstructions(root),
+          }),
+          tools: declarations,
+          input: admitted.input,
+          signal: ctx.signal,
+          compaction: { contextWindow: model.contextWindow },
+          retry: retryFromEnvironment(),
+          ...loopOptions(run, session, hooks, model, admitted.prompt),
+          onEvent,
+        });
+  await events.end("other");
   // the next prompt (on any worker) continues this conversation in this workspace
   ctx.set(STATE.conversation, conversation);
   ctx.set(STATE.snapshot, sync.current());
   return result;
+}
+
+function loopOptions(
+  run: PromptRun,
+  session: DurableSession,
+  hooks: SessionHooks,
+  model: ModelClient,
+  prompt: string,
+): Pick<AgentLoopOptions, "maxTurns" | "hooks"> {
+  const maxTurns = run.input.maxTurns ?? session.settings.maxTurns;
+  const loopHooks = loopHooksFor(hooks, {
+    agentId: "main",
+    model: model.id,
+    prompt: () => prompt,
+    resolveTool: (name) => session.registry.lookup(name)?.spec.name,
+  });
+  return { ...(maxTurns ? { maxTurns } : {}), ...(loopHooks ? { hooks: loopHooks } : {}) };
 }
 
 /** The session's pipeline with journaled calls, and the sync that carries its workspace between workers. */

@@ -52,7 +52,8 @@ export function summaryOf(status: SessionStatus): SessionSummary {
 
 export function stateAfter(result: AgentRunResult, cancelled: boolean): SessionState {
   if (cancelled || result.reason === "aborted") return "cancelled";
-  if (result.reason === "completed") return "completed";
+  // a hook that ended the run (continue: false) ends it as done, as `gantry -p` reports it
+  if (result.reason === "completed" || result.reason === "stopped") return "completed";
   if (result.reason === "max_turns") return "max_turns";
   return "failed";
 }

@@ -33,10 +33,32 @@ afterAll(async () => {
 const approve = (id: string, ...words: string[]) =>
   runGantry(["approve", "--ingress", cluster.ingress, id, ...words], { timeoutMs: 60_000 });
 
+/** A UserPromptSubmit hook that counts its runs and adds context for the model. */
+const promptHook = (marks: string) =>
+  JSON.stringify({
+    prompt: {
+      user_prompt_submit: [
+        {
+          matcher: "",
+          hooks: [
+            {
+              type: "command",
+              command: `echo fired >> ${marks}; echo '{"additionalContext":"hook context 7"}'`,
+            },
+          ],
+        },
+      ],
+    },
+  });
+
 it("a permission ask waits with no worker running, and the answer given after a restart lets the call run once", {
   timeout: 300_000,
 }, async () => {
-  const repo = await createGitRepo(path.join(cluster.dir, "repo-ask"), { "a.txt": "a\n" });
+  const marks = path.join(cluster.dir, "prompt-hook.log");
+  const repo = await createGitRepo(path.join(cluster.dir, "repo-ask"), {
+    "a.txt": "a\n",
+    ".agents/hooks.json": promptHook(marks),
+  });
   const log = path.join(cluster.dir, "approved.log");
   const model = await startModelServer([
     {
@@ -51,7 +73,7 @@ it("a permission ask waits with no worker running, and the answer given after a 
   ]);
   servers.push(model);
   // the default approval mode asks before a command; a durable session waits for the answer
-  const id = await submit(cluster, model, repo, "run the command");
+  const id = await submit(cluster, model, repo, "run the command", ["--trust"]);
   const waiting = await waitForState(cluster, id, ["waiting", "failed", "completed"]);
   expect(waiting.state).toBe("waiting");
   const [ask] = waiting.asks;
@@ -67,6 +89,8 @@ it("a permission ask waits with no worker running, and the answer given after a 
   const end = await waitForState(cluster, id, ["completed", "failed"]);
   expect(end).toMatchObject({ state: "completed", result: "ran it", asks: [] });
   expect(readFileSync(log, "utf8")).toBe("approved\n");
+  // the replay on the restarted worker took the prompt hook's answer from the journal
+  expect(readFileSync(marks, "utf8")).toBe("fired\n");
   model.assertDone();
 });
 
