@@ -109,6 +109,7 @@ async function beginRun(ctx: DurableContext, input: PromptInput, worker: WorkerE
 /** The commit the session works on: resolved once (journaled) for its first prompt, kept for the next ones. */
 async function sourceOf(run: PromptRun): Promise<WorkspaceSource | { error: string }> {
   const kept = await run.ctx.get<WorkspaceSource>(STATE.source);
+  if (kept?.mode === "git") run.status.commit = kept.commit;
   if (kept) return kept;
   const { repo = "", ref } = run.input;
   const source = await run.ctx.journal.step<WorkspaceSource | { error: string }>(

@@ -91,3 +91,57 @@ it("a worker killed mid-call: the session completes on the other, no side effect
   expect(model.requests).toHaveLength(5);
   model.assertDone();
 });
+
+it("a second prompt to the same session continues its conversation and its workspace", {
+  timeout: 300_000,
+}, async () => {
+  const repo = await createGitRepo(path.join(cluster.dir, "repo-followup"), { "base.txt": "base\n" });
+  const followUp = await startModelServer([
+    {
+      toolCalls: [
+        {
+          name: "write_to_file",
+          args: {
+            TargetFile: "kept.txt",
+            Overwrite: false,
+            CodeContent: "from prompt one\n",
+            Description: "a file",
+          },
+        },
+      ],
+    },
+    { text: "wrote it" },
+    {
+      toolCalls: [{ name: "view_file", args: { AbsolutePath: "kept.txt" } }],
+      expect: (request) => {
+        expect(request.text).toContain("write the file");
+        expect(request.text).toContain("now read it back");
+      },
+    },
+    { text: "read it", expect: (request) => expect(request.text).toContain("from prompt one") },
+  ]);
+  const id = await submit(cluster, followUp, repo, "write the file", ["--approval-mode", "yolo"]);
+  expect(await waitForState(cluster, id, ["completed", "failed"])).toMatchObject({
+    state: "completed",
+    result: "wrote it",
+  });
+  const sent = await fetch(`${cluster.ingress}/GantrySession/${id}/prompt/send`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      prompt: "now read it back",
+      model: "openai:test-model",
+      baseUrl: followUp.baseUrl("openai"),
+      approvalMode: "yolo",
+    }),
+  });
+  expect(sent.ok).toBe(true);
+  await waitFor(
+    async () => (await status(cluster, id)).result === "read it",
+    120_000,
+    () => "the second prompt did not finish",
+  );
+  expect(await status(cluster, id)).toMatchObject({ state: "completed", prompts: 2, turns: 4 });
+  followUp.assertDone();
+  await followUp.close();
+});
