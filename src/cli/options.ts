@@ -38,6 +38,7 @@ export const COMMAND_OPTIONS: Record<string, ParseArgsConfig["options"]> = {
     admin: { type: "string" },
     workdir: { type: "string" },
     advertise: { type: "string" },
+    "identity-key": { type: "string", multiple: true },
   },
   submit: { ingress: { type: "string" }, repo: { type: "string" }, ref: { type: "string" } },
   sessions: { ingress: { type: "string" }, follow: { type: "boolean" } },
@@ -74,6 +75,7 @@ export interface GlobalOptions {
   admin?: string;
   workdir?: string;
   advertise?: string;
+  "identity-key"?: string[];
   ingress?: string;
   repo?: string;
   ref?: string;
@@ -98,7 +100,7 @@ export const USAGE = `Usage:
   gantry mcp add [-s user|project] [-t stdio|http|sse] [-e K=V] [-H "K: V"] NAME COMMAND|URL [-- ARGS...]
   gantry mcp add-json NAME JSON | remove NAME [-s SCOPE] | login NAME | logout NAME
   gantry mcp serve                        serve Gantry's tools over stdio to an MCP client
-  gantry worker --port N [--admin URL] [--workdir DIR] [--host H] [--advertise URL]
+  gantry worker --port N [--admin URL] [--workdir DIR] [--host H] [--advertise URL] [--identity-key K]
                                           serve durable sessions to a Restate cluster
   gantry submit --ingress URL -p "<prompt>" --repo URL-or-path [--ref REF] [--trust] [options]
                                           start a durable session; prints its id

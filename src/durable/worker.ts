@@ -11,6 +11,8 @@ export interface WorkerOptions extends WorkerEnv {
   admin?: string;
   /** The URL Restate should call: a load balancer in front of many workers. */
   advertise?: string;
+  /** Restate's request-identity public keys: given, requests not signed by that cluster are refused. */
+  identityKeys?: string[];
 }
 
 export interface RunningWorker {
@@ -27,7 +29,10 @@ export interface RunningWorker {
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const server = http2.createServer(
     { settings: { maxConcurrentStreams: STREAMS_PER_CONNECTION } },
-    createEndpointHandler({ services: defineServices(options) }),
+    createEndpointHandler({
+      services: defineServices(options),
+      ...(options.identityKeys?.length ? { identityKeys: options.identityKeys } : {}),
+    }),
   );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -56,7 +61,7 @@ const STREAMS_PER_CONNECTION = 1;
 
 const REGISTER_ATTEMPTS = 20;
 
-/** Registers the worker's address with Restate's admin API; the same address again is a no-op there. */
+/** Registers the worker's address with Restate's admin API (the same address again is a no-op there). */
 async function registerDeployment(admin: string, uri: string): Promise<void> {
   const target = new URL("/deployments", admin);
   let lastProblem = "";
@@ -68,8 +73,9 @@ async function registerDeployment(admin: string, uri: string): Promise<void> {
         body: JSON.stringify({ uri }),
       });
       if (response.ok) return;
+      // an answer (Restate could not reach or verify the worker) is final; only an admin not up yet is retried
       lastProblem = `HTTP ${response.status}: ${(await response.text()).slice(0, 500)}`;
-      if (response.status < 500) break;
+      break;
     } catch (cause) {
       lastProblem = (cause as Error).message;
     }

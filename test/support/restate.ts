@@ -37,10 +37,17 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startRestate(): Promise<RestateCluster> {
+export interface RestateOptions {
+  /** An ed25519 private key (PKCS#8 PEM): Restate signs its requests to workers with it. */
+  identityKeyPem?: string;
+}
+
+export async function startRestate(options: RestateOptions = {}): Promise<RestateCluster> {
   const dir = await realpath(await mkdtemp(path.join(tmpdir(), "gantry-restate-")));
   const [fabric, admin, ingress] = [await freePort(), await freePort(), await freePort()];
   const config = path.join(dir, "restate.toml");
+  const keyFile = path.join(dir, "identity.pem");
+  if (options.identityKeyPem) await writeFile(keyFile, options.identityKeyPem);
   await writeFile(
     config,
     [
@@ -57,6 +64,9 @@ export async function startRestate(): Promise<RestateCluster> {
       "disable-web-ui = true",
       "[ingress]",
       `bind-port = ${ingress}`,
+      ...(options.identityKeyPem
+        ? ["[worker.invoker]", `request-identity-private-key-pem-file = ${JSON.stringify(keyFile)}`]
+        : []),
       "",
     ].join("\n"),
   );
@@ -114,7 +124,7 @@ export interface Worker {
 export async function startWorker(
   cluster: RestateCluster,
   port: number,
-  options: { workdir: string; home: string; env?: Record<string, string> },
+  options: { workdir: string; home: string; env?: Record<string, string>; args?: string[] },
 ): Promise<Worker> {
   await mkdir(options.workdir, { recursive: true });
   let output = "";
@@ -132,6 +142,7 @@ export async function startWorker(
       cluster.admin,
       "--workdir",
       options.workdir,
+      ...(options.args ?? []),
     ],
     {
       stdio: ["ignore", "pipe", "pipe"],
