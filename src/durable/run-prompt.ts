@@ -157,6 +157,8 @@ async function runLoop(
 ): Promise<AgentRunResult> {
   const { ctx } = run;
   const root = session.workspace.root;
+  // as `gantry -p`: the MCP servers start before the first turn, so their tools are declared
+  for (const failure of await session.mcp.startMain()) run.worker.log(`session ${ctx.sessionId}: ${failure}`);
   const declarations = session.registry.declarations();
   const init = initLine({
     sessionId: ctx.sessionId,
