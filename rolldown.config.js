@@ -21,8 +21,9 @@ export default defineConfig({
     "markdown-worker": "dist/tools/web/markdown-worker.js",
   },
   platform: "node",
-  // loaded on first use through their own module systems (a GopherJS build, a bubblewrap runtime)
-  external: ["mvdan-sh", /^@anthropic-ai\/sandbox-runtime/],
+  // loaded on first use through their own module systems (a GopherJS build, a bubblewrap runtime, the
+  // Restate SDK's WebAssembly core, which only `gantry worker` loads)
+  external: ["mvdan-sh", /^@anthropic-ai\/sandbox-runtime/, /^@restatedev\//],
   output: { dir: "dist/bundle", format: "esm", sourcemap: false, cleanDir: true },
   plugins: [executableBin],
 });

@@ -31,7 +31,7 @@ import { scriptsOfHooks } from "./trust/covered.js";
 import { sessionTrust, type TrustOption } from "./trust/session-trust.js";
 import type { WorkspaceTrust } from "./trust/workspace-trust.js";
 import { PROTECTED_CONFIG_FOLDERS } from "./workspace/protected.js";
-import { createReadLedger } from "./workspace/read-ledger.js";
+import { createReadLedger, type ReadLedger } from "./workspace/read-ledger.js";
 import { openWorkspace, type Workspace } from "./workspace/workspace.js";
 
 export interface GantryOptions {
@@ -91,6 +91,8 @@ export interface GantryOptions {
   hookGroups?: readonly HookGroup[];
   /** An editor's open files (ACP): view_file reads their unsaved text. */
   editorFiles?: EditorFiles;
+  /** What the agent has read, for stale-edit checks; a durable session passes one it can list and restore. */
+  readLedger?: ReadLedger;
 }
 
 export interface BackgroundWork {
@@ -217,6 +219,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
       hookGroups: undefined, // already in hookConfig
       identity,
       parentPermissions: permissions,
+      readLedger: undefined,
     });
   permissionsForHooks = permissions;
   const subagents = createSubagentHost({
@@ -236,7 +239,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
       workspace,
       settings,
       home: options.home,
-      reads: createReadLedger(),
+      reads: options.readLedger ?? createReadLedger(),
       inbox,
       lifecycle,
       requireReadBeforeEdit: options.requireReadBeforeEdit,

@@ -1,12 +1,9 @@
-import type { ConversationMessage } from "../agent/conversation.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { AgentRunResult } from "../agent/loop.js";
 import type { ApprovalMode } from "../policy/modes.js";
 import { type AgentSession, approvalModeOption, maxTurnsOption, openAgentSession } from "./agent-session.js";
 import { type GlobalOptions, UsageError } from "./options.js";
-
-const CUT_ANSWER =
-  "the answer was cut off by the model's output limit (finish_reason length); it is incomplete. Ask for less at once, or raise the server's output limit (llama.cpp: -n / n_predict)";
+import { CUT_ANSWER, eventLine, initLine, resultLine } from "./stream-json.js";
 
 const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
 type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -44,15 +41,15 @@ export async function run(positionals: string[], options: GlobalOptions): Promis
     onReady: (ready) => {
       sessionId = ready.writer.id;
       if (request.format !== "stream-json") return;
-      writeLine({
-        type: "system",
-        subtype: "init",
-        session_id: ready.writer.id,
-        model: ready.model.id,
-        cwd: ready.session.workspace.root,
-        tools: ready.declarations.map((d) => d.name),
-        approval_mode: request.approvalMode ?? "default",
-      });
+      writeLine(
+        initLine({
+          sessionId: ready.writer.id,
+          model: ready.model.id,
+          cwd: ready.session.workspace.root,
+          tools: ready.declarations.map((d) => d.name),
+          approvalMode: request.approvalMode ?? "default",
+        }),
+      );
     },
     onSubagentEvent: (event) => showEvent(request.format, event, sessionId),
     frontEnd: "headless",
@@ -145,64 +142,12 @@ function collectDenials() {
 
 function showEvent(format: OutputFormat, event: AgentEvent, sessionId: string): void {
   if (format === "stream-json") {
-    if (event.type !== "message") return writeLine(event);
-    const line = claudeMessageLine(event.message, event.agentId, sessionId);
+    const line = eventLine(event, sessionId);
     return line ? writeLine(line) : undefined;
   }
   if (event.type !== "error") return;
   const retry = event.retryInMs !== undefined ? ` (retrying in ${(event.retryInMs / 1000).toFixed(1)}s)` : "";
   process.stderr.write(`gantry: ${event.error.message}${retry}\n`);
-}
-
-/**
- * A conversation message as Claude Code's stream-json prints it (`assistant` with text and `tool_use`
- * blocks, `user` with `tool_result` blocks), so scripts written for it read Gantry's too; `agentId` says
- * which agent spoke. Summaries are left out (the `compaction` event carries them).
- */
-function claudeMessageLine(message: ConversationMessage, agentId: string, sessionId: string) {
-  const envelope = { parent_tool_use_id: null, session_id: sessionId, agentId };
-  switch (message.role) {
-    case "assistant":
-      return {
-        type: "assistant",
-        message: {
-          role: "assistant",
-          content: [
-            ...(message.thinking ? [{ type: "thinking", thinking: message.thinking }] : []),
-            ...(message.text ? [{ type: "text", text: message.text }] : []),
-            ...message.toolCalls.map((call) => ({
-              type: "tool_use",
-              id: call.callId,
-              name: call.name,
-              input: call.args,
-            })),
-          ],
-        },
-        ...envelope,
-      };
-    case "tool":
-      return {
-        type: "user",
-        message: {
-          role: "user",
-          content: message.results.map((result) => ({
-            type: "tool_result",
-            tool_use_id: result.callId,
-            content: result.text,
-            is_error: result.error,
-          })),
-        },
-        ...envelope,
-      };
-    case "user":
-      return {
-        type: "user",
-        message: { role: "user", content: [{ type: "text", text: message.text }] },
-        ...envelope,
-      };
-    case "summary":
-      return undefined;
-  }
 }
 
 function writeResult(
@@ -219,27 +164,7 @@ function writeResult(
     if (result.reason === "aborted") process.stderr.write("gantry: interrupted\n");
     return;
   }
-  writeLine({
-    type: "result",
-    subtype:
-      result.reason === "completed" || result.reason === "stopped"
-        ? "success"
-        : result.reason === "max_turns"
-          ? "error_max_turns"
-          : result.reason === "max_tokens"
-            ? "error_max_tokens"
-            : "error_during_execution",
-    is_error: result.reason !== "completed" && result.reason !== "stopped",
-    result: result.text,
-    session_id: sessionId,
-    num_turns: result.turns,
-    duration_ms: durationMs,
-    usage: { input_tokens: result.usage.inputTokens, output_tokens: result.usage.outputTokens },
-    ...(result.error ? { error: result.error.message } : {}),
-    ...(result.reason === "aborted" ? { error: "interrupted" } : {}),
-    ...(result.stopReason !== undefined ? { stop_reason: result.stopReason } : {}),
-    ...(result.reason === "max_tokens" ? { error: CUT_ANSWER } : {}),
-  });
+  writeLine(resultLine(result, sessionId, durationMs));
 }
 
 function fail(format: OutputFormat, message: string, started: number): number {

@@ -18,7 +18,15 @@ const COMMANDS: Record<
   mcp: () => import("./commands/mcp.js"),
   skills: () => import("./commands/skills.js"),
   artifacts: () => import("./commands/artifacts.js"),
+  worker: () => import("./commands/worker.js"),
+  submit: () => import("./commands/submit.js"),
+  sessions: () => import("./commands/sessions.js"),
+  approve: () => import("./commands/approve.js"),
+  cancel: () => import("./commands/cancel.js"),
 };
+
+/** Commands whose `-p` is their own (the prompt they send), not a headless run. */
+const PROMPT_COMMANDS = new Set(["submit"]);
 
 // caches compiled code between runs (Node ≥ 22.1); start-up is what a command-line tool is judged by
 nodeModule.enableCompileCache?.();
@@ -38,8 +46,9 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (options.acp) return (await import("../acp/stdio.js")).run(positionals, options);
-  if (options.prompt !== undefined) return (await import("./headless.js")).run(positionals, options);
   const [command, ...rest] = positionals;
+  if (options.prompt !== undefined && !PROMPT_COMMANDS.has(command ?? ""))
+    return (await import("./headless.js")).run(positionals, options);
   const load = command === undefined ? undefined : COMMANDS[command];
   // `gantry` alone, or `gantry "fix the bug"`: an interactive session (with that first prompt)
   if (!load) return (await import("./interactive.js")).run(positionals, options, Object.keys(COMMANDS));

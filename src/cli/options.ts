@@ -33,6 +33,18 @@ export const COMMAND_OPTIONS: Record<string, ParseArgsConfig["options"]> = {
     header: { type: "string", short: "H", multiple: true },
     "subagent-only": { type: "boolean" },
   },
+  worker: {
+    port: { type: "string" },
+    host: { type: "string" },
+    admin: { type: "string" },
+    workdir: { type: "string" },
+    advertise: { type: "string" },
+    "identity-key": { type: "string", multiple: true },
+  },
+  submit: { ingress: { type: "string" }, repo: { type: "string" }, ref: { type: "string" } },
+  sessions: { ingress: { type: "string" }, follow: { type: "boolean" } },
+  approve: { ingress: { type: "string" } },
+  cancel: { ingress: { type: "string" } },
 };
 
 export interface GlobalOptions {
@@ -60,6 +72,16 @@ export interface GlobalOptions {
   env?: string[];
   header?: string[];
   "subagent-only"?: boolean;
+  port?: string;
+  host?: string;
+  admin?: string;
+  workdir?: string;
+  advertise?: string;
+  "identity-key"?: string[];
+  ingress?: string;
+  repo?: string;
+  ref?: string;
+  follow?: boolean;
 }
 
 /** A mistake in how gantry was invoked: printed with the usage and exit code 2. */
@@ -83,6 +105,14 @@ export const USAGE = `Usage:
   gantry skills                           list the skills (SKILL.md folders in ~/.agents/skills, .claude/skills, ...)
   gantry artifacts [--resume ID | -c]     the plans, reports and images the agent saved, by session
   gantry --acp [options]                  an Agent Client Protocol agent on stdin/stdout, for editors (Zed, ...)
+  gantry worker --port N [--admin URL] [--workdir DIR] [--host H] [--advertise URL] [--identity-key K]
+                                          serve durable sessions to a Restate cluster
+  gantry submit --ingress URL -p "<prompt>" --repo URL-or-path [--ref REF] [--trust] [options]
+                                          start a durable session; prints its id
+  gantry sessions --ingress URL [<id> [--follow]]
+                                          list sessions, or print (and follow) one's stream-json lines
+  gantry approve --ingress URL <id> <ask-id> yes|session|no [why]   answer an ask (or the questions' answers)
+  gantry cancel --ingress URL <id>        cancel a durable session's running prompt
   gantry --version
 
 Options:

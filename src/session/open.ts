@@ -209,7 +209,10 @@ export function declarationsFor(session: GantrySession): ToolDeclaration[] {
 }
 
 /** A client for `provider:model-id` with the window from settings or the name (subagents' models). */
-export function modelClientFor(setup: ConversationSetup, spec: string | undefined): ModelClient | string {
+export function modelClientFor(
+  setup: Pick<ConversationSetup, "session" | "baseUrl" | "env" | "contextWindow">,
+  spec: string | undefined,
+): ModelClient | string {
   const made = createLanguageModel({ model: spec, baseUrl: setup.baseUrl, env: setup.env });
   if (!made.ok) return made.message;
   const { spec: parsed, model } = made.value;
@@ -284,7 +287,7 @@ function unsavedWriter(): SessionWriter {
 }
 
 /** `GANTRY_RETRY_BASE_MS` shortens the backoff (tests, scripts that prefer to fail fast). */
-function retryFromEnvironment(env: Record<string, string | undefined>): { baseDelayMs?: number } {
+export function retryFromEnvironment(env: Record<string, string | undefined>): { baseDelayMs?: number } {
   const text = env.GANTRY_RETRY_BASE_MS;
   const base = Number(text);
   return text !== undefined && text !== "" && Number.isFinite(base) && base >= 0 ? { baseDelayMs: base } : {};

@@ -41,6 +41,8 @@ export type ToolErrorCode =
   | "aborted"
   /** The model's output limit cut the call off before its arguments were complete; it did not run. */
   | "cut_off"
+  /** A durable session moved to another worker while the call was in flight; it was not run again. */
+  | "interrupted"
   | "unavailable"
   | "execution_failed";
 
