@@ -251,7 +251,9 @@ async function journaledSteps(run: PromptRun, session: DurableSession, source: W
 
 /** Every loop event but live tool output becomes its stream-json line; a result or a turn's end flushes them. */
 function recordEvent(run: PromptRun, event: AgentEvent, turnsBefore: number): void {
-  if (event.type === "tool_update") return; // live output of a running step: not journaled, so not logged
+  // live signs of a running step (its start, its output so far) come only from the step's first
+  // execution, never from a replay: logging them would make a replay write different chunks
+  if (event.type === "tool_update" || event.type === "tool_start") return;
   run.log.push(eventLine(event, run.ctx.sessionId));
   if (event.type === "turn_end") {
     run.status.turns = turnsBefore + event.turn;
