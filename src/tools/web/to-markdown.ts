@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { PageMarkdown } from "./html-markdown.js";
 import type { MarkdownWorkerAnswer, MarkdownWorkerData } from "./markdown-worker.js";
+import { MAX_CONVERTIBLE_DEPTH, nestingDepth } from "./nesting-depth.js";
 
 export type MarkdownOutcome =
   | { ok: true; page: PageMarkdown }
@@ -28,6 +29,13 @@ export async function htmlToMarkdown(
   workerUrl: URL | undefined = markdownWorkerUrl(),
 ): Promise<MarkdownOutcome> {
   if (signal.aborted) return { ok: false, reason: "aborted", message: "stopped before it started" };
+  const depth = nestingDepth(html);
+  if (depth > MAX_CONVERTIBLE_DEPTH)
+    return {
+      ok: false,
+      reason: "too_deep",
+      message: `${depth.toLocaleString("en-US")} levels; at most ${MAX_CONVERTIBLE_DEPTH.toLocaleString("en-US")} can be converted`,
+    };
   if (workerUrl === undefined) return convertHere(html, baseUrl);
   const { Worker } = process.getBuiltinModule("node:worker_threads");
   const worker = new Worker(workerUrl, {
