@@ -1,5 +1,6 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import {
   Client,
   type Tool as McpToolInfo,
@@ -19,6 +20,11 @@ export interface McpConnectionDeps {
   /** Folder for one `<server>.log` per server: its stderr, start and exit lines. */
   logDir: string;
   clientVersion: string;
+  /**
+   * Folders offered as MCP roots (`roots/list`): the workspace, so a server such as
+   * server-filesystem started without folders works in it. None: the capability is not declared.
+   */
+  roots?: readonly string[];
   /** The server's tool list, after each start and each `tools/list_changed`. */
   onTools(tools: McpToolInfo[]): void;
   /** An OAuth provider for remote servers that ask for it (src/mcp/oauth.ts). */
@@ -95,6 +101,11 @@ export function createMcpConnection(config: McpServerConfig, deps: McpConnection
       });
     }
     const next = new Client({ name: "gantry", version: deps.clientVersion }, clientOptions(mode));
+    const roots = deps.roots ?? [];
+    if (roots.length > 0)
+      next.setRequestHandler("roots/list", async () => ({
+        roots: roots.map((root) => ({ uri: pathToFileURL(root).href, name: path.basename(root) })),
+      }));
     next.onclose = () => {
       if (closing || client !== next) return;
       client = undefined;
@@ -126,7 +137,8 @@ export function createMcpConnection(config: McpServerConfig, deps: McpConnection
 
   function clientOptions(mode: "auto" | "legacy"): ConstructorParameters<typeof Client>[1] {
     return {
-      capabilities: {},
+      // roots: deprecated by the 2026-07-28 revision, still what servers of the 2025 handshake ask for
+      capabilities: (deps.roots ?? []).length > 0 ? { roots: { listChanged: false } } : {},
       // the 2026-07-28 revision where the server has it, else the 2025 handshake
       versionNegotiation: {
         mode,

@@ -16,6 +16,8 @@ export interface McpManagerOptions {
   /** A line for the user (a server that failed to start, a tool name taken twice). */
   onNotice?(line: string): void;
   authProviderFor?(config: McpServerConfig): McpConnectionDeps["authProvider"];
+  /** Folders offered to the servers as MCP roots. */
+  roots?: readonly string[];
 }
 
 /** The session's MCP servers: each started lazily, its tools registered as they become known. */
@@ -42,6 +44,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       clientVersion: options.clientVersion,
       onTools: (tools) => registerTools(connection, tools),
       ...authOf(options.authProviderFor?.(config)),
+      ...(options.roots ? { roots: options.roots } : {}),
     });
     return connection;
   });

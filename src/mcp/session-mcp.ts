@@ -43,6 +43,7 @@ export function openSessionMcp(options: SessionMcpOptions): McpManager {
     logDir: path.join(sessionsDir(options.home, options.root), "mcp"),
     disabled: options.disabled,
     home: options.home,
+    roots: [options.root],
   });
 }
 
@@ -59,6 +60,8 @@ export function createServerManager(
     onNotice?: (line: string) => void;
     /** Where remote servers' OAuth tokens are kept (`~/.agents/mcp-oauth.json`); without it, no OAuth. */
     home?: string;
+    /** Folders offered to servers as MCP roots (the workspace); none: no roots capability. */
+    roots?: readonly string[];
   },
 ): McpManager {
   const manager = createMcpManager({
@@ -72,6 +75,7 @@ export function createServerManager(
     },
     ...(options.onNotice ? { onNotice: options.onNotice } : {}),
     ...(options.home ? { authProviderFor: oauthFor(options.home) } : {}),
+    ...(options.roots ? { roots: options.roots } : {}),
   });
   if (servers.length > 0) registry.register(createMcpResourcesTool(manager));
   return manager;
