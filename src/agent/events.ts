@@ -3,8 +3,13 @@ import type { ConversationMessage, ToolCallRecord } from "./conversation.js";
 
 /** Tokens of one model turn, as the provider reported them. */
 export interface TurnUsage {
+  /** Every input token, the cached ones included. */
   inputTokens: number;
   outputTokens: number;
+  /** Of the input, tokens read from the provider's prompt cache (billed at a discount); only when any. */
+  cacheReadTokens?: number;
+  /** Of the input, tokens written to the prompt cache (Anthropic bills them above the input price). */
+  cacheWriteTokens?: number;
 }
 
 export type ModelErrorKind =
@@ -76,7 +81,14 @@ export type AgentEvent = { agentId: string } & (
 export type AgentEventType = AgentEvent["type"];
 
 export function addUsage(a: TurnUsage, b: TurnUsage): TurnUsage {
-  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
+  const cacheRead = (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0);
+  const cacheWrite = (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0);
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    ...(cacheRead > 0 ? { cacheReadTokens: cacheRead } : {}),
+    ...(cacheWrite > 0 ? { cacheWriteTokens: cacheWrite } : {}),
+  };
 }
 
 export const ZERO_USAGE: TurnUsage = { inputTokens: 0, outputTokens: 0 };

@@ -180,8 +180,16 @@ function declareTools(declarations: readonly ToolDeclaration[]): ToolSet {
 function toTurnUsage(usage: {
   inputTokens: number | undefined;
   outputTokens: number | undefined;
+  inputTokenDetails?: { cacheReadTokens?: number | undefined; cacheWriteTokens?: number | undefined };
 }): TurnUsage {
-  return { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 };
+  const cacheRead = usage.inputTokenDetails?.cacheReadTokens ?? 0;
+  const cacheWrite = usage.inputTokenDetails?.cacheWriteTokens ?? 0;
+  return {
+    inputTokens: usage.inputTokens ?? 0,
+    outputTokens: usage.outputTokens ?? 0,
+    ...(cacheRead > 0 ? { cacheReadTokens: cacheRead } : {}),
+    ...(cacheWrite > 0 ? { cacheWriteTokens: cacheWrite } : {}),
+  };
 }
 
 /** Sorts a provider failure into what the loop does next: retry, or stop with a clear message. */

@@ -73,6 +73,34 @@ describe.each(PROTOCOLS)("model seam over the %s protocol", (protocol, provider)
     expect(server.requests[0]?.text).toContain("view_file");
   });
 
+  it("reports the cached part of the input as the provider counts it", async () => {
+    // OpenAI reports no cache writes; Anthropic and Gemini count reads (Anthropic writes too)
+    const usage = {
+      input: 1_000,
+      output: 20,
+      cacheRead: 800,
+      ...(protocol === "anthropic" ? { cacheWrite: 150 } : {}),
+    };
+    server = await startModelServer([{ text: "ok", usage }]);
+    const client = clientFor(provider, server.baseUrl(protocol));
+    const parts = await collect(
+      client.streamTurn({
+        system: "s",
+        messages: [{ role: "user", text: "hi" }],
+        tools: [],
+        signal: new AbortController().signal,
+      }),
+    );
+    expect(parts.find((p) => p.type === "finish")).toMatchObject({
+      usage: {
+        inputTokens: 1_000,
+        outputTokens: 20,
+        cacheReadTokens: 800,
+        ...(protocol === "anthropic" ? { cacheWriteTokens: 150 } : {}),
+      },
+    });
+  });
+
   it("sends earlier tool calls and results back in the provider's own shape", async () => {
     server = await startModelServer([{ text: "done" }]);
     const client = clientFor(provider, server.baseUrl(protocol));

@@ -36,7 +36,8 @@ export type ScriptedTurn =
       /** Ends the turn as cut by the output limit (finish_reason "length" / stop_reason "max_tokens"). */
       cutOff?: boolean;
       toolCalls?: ScriptedToolCall[];
-      usage?: { input: number; output: number };
+      /** `input` counts every input token; `cacheRead`/`cacheWrite` are the cached part, as each provider reports it. */
+      usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
       /** Milliseconds to wait before the first byte. */
       delayMs?: number;
       /** Sends the text and tool calls, then stalls before the turn's end (aborts mid-stream). */
@@ -371,6 +372,7 @@ function openAiFrames(turn: TextTurn, model: string): string[] {
         prompt_tokens: usage.input,
         completion_tokens: usage.output,
         total_tokens: usage.input + usage.output,
+        ...(usage.cacheRead ? { prompt_tokens_details: { cached_tokens: usage.cacheRead } } : {}),
       },
     }),
   );
@@ -391,7 +393,13 @@ function anthropicFrames(turn: TextTurn, model: string): string[] {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: usage.input, output_tokens: 1 },
+        // Anthropic counts the cached input apart from input_tokens
+        usage: {
+          input_tokens: usage.input - (usage.cacheRead ?? 0) - (usage.cacheWrite ?? 0),
+          output_tokens: 1,
+          ...(usage.cacheRead ? { cache_read_input_tokens: usage.cacheRead } : {}),
+          ...(usage.cacheWrite ? { cache_creation_input_tokens: usage.cacheWrite } : {}),
+        },
       },
     }),
   ];
@@ -475,6 +483,7 @@ function geminiFrames(turn: TextTurn): string[] {
         promptTokenCount: usage.input,
         candidatesTokenCount: usage.output,
         totalTokenCount: usage.input + usage.output,
+        ...(usage.cacheRead ? { cachedContentTokenCount: usage.cacheRead } : {}),
       },
     }),
   );

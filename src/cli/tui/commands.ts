@@ -1,4 +1,4 @@
-import type { AgentEvent } from "../../agent/events.js";
+import type { AgentEvent, TurnUsage } from "../../agent/events.js";
 import { artifactLines } from "../../artifacts/format.js";
 import { readSessionArtifacts } from "../../artifacts/session-artifacts.js";
 import { expandPromptCommand, listPromptCommands, usageOf } from "../../mcp/prompts.js";
@@ -187,12 +187,17 @@ async function changeMode(context: CommandContext, argument: string): Promise<vo
   print(setApprovalMode(agent, mode));
 }
 
+/** `1000 in (800 from the cache) · 100 out`. */
+function tokensLine(used: TurnUsage): string {
+  const cached = used.cacheReadTokens ? ` (${used.cacheReadTokens} from the cache)` : "";
+  return `${used.inputTokens} in${cached} · ${used.outputTokens} out`;
+}
+
 function costReport(agent: AgentSession, usage: UsageMeter): string {
   const total = usage.total();
-  const lines = [`Tokens this session: ${total.inputTokens} in · ${total.outputTokens} out.`];
+  const lines = [`Tokens this session: ${tokensLine(total)}.`];
   if (usage.byModel().size > 1)
-    for (const [model, used] of usage.byModel())
-      lines.push(`  ${model}: ${used.inputTokens} in · ${used.outputTokens} out`);
+    for (const [model, used] of usage.byModel()) lines.push(`  ${model}: ${tokensLine(used)}`);
   const cost = usage.cost();
   if (cost)
     lines.push(

@@ -75,7 +75,8 @@ describe.skipIf(!HAS_TMUX)("the terminal UI's controls", () => {
         {
           expect: (request) => expect(request.body.model).toBe("claude-haiku-4-5"),
           text: "Cheaper answer.",
-          usage: { input: 1_000, output: 100 },
+          // 800 of the 1,000 input tokens read from the prompt cache, at a tenth of the input price
+          usage: { input: 1_000, output: 100, cacheRead: 800 },
         },
       ]);
       term = await startTui(server, ws, { model: "anthropic:claude-sonnet-4-5", width: 140 });
@@ -95,7 +96,10 @@ describe.skipIf(!HAS_TMUX)("the terminal UI's controls", () => {
       );
       await term.waitFor("anthropic:claude-haiku-4-5 · default mode");
       await ask(term, "and now", "Cheaper answer.");
-      await term.waitFor("$0.0060"); // 0.0045 + (1000 × $1 + 100 × $5) / 1M
+      await term.waitFor("$0.0053"); // 0.0045 + (200 × $1 + 800 × $0.10 + 100 × $5) / 1M
+      const cached = await ask(term, "/cost", "Cost:");
+      expect(cached).toContain("Tokens this session: 2000 in (800 from the cache) · 200 out.");
+      expect(cached).toContain("anthropic:claude-haiku-4-5: 1000 in (800 from the cache) · 100 out");
       await ask(term, "/model nonsense", "The model stays anthropic:claude-haiku-4-5");
       server.assertDone();
     },
