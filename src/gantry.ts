@@ -269,6 +269,8 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
         ? { given: options.settings.mcpServers }
         : {}),
     settingsGiven: options.settings !== undefined,
+    // a server's forms go to the user who answers this session's asks (none headless)
+    ...(options.asker ? { asker: options.asker } : {}),
   });
   lifecycle.onDispose(() => mcp.close());
   subagents.mcp = mcp;

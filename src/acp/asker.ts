@@ -48,6 +48,7 @@ export function createAcpAsker(
       return { choice };
     },
     // ACP has no question dialog in protocol version 1: the model is told nobody can answer
+    answersQuestions: false,
     askQuestions: (questions, signal) => headless.askQuestions(questions, signal),
   };
 }

@@ -13,6 +13,7 @@ import {
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { descendantsOf, isAlive } from "../tools/exec/process-tree.js";
 import type { McpServerConfig } from "./config.js";
+import type { ElicitRequest, ElicitResult } from "./elicitation.js";
 
 export type McpState = "idle" | "starting" | "ready" | "failed" | "disabled";
 
@@ -25,6 +26,11 @@ export interface McpConnectionDeps {
    * server-filesystem started without folders works in it. None: the capability is not declared.
    */
   roots?: readonly string[];
+  /**
+   * Puts a server's form (`elicitation/create`) to the user; none: elicitation is not offered (a
+   * headless session, where nobody could fill it in).
+   */
+  elicit?: (request: ElicitRequest, signal: AbortSignal) => Promise<ElicitResult>;
   /** The server's tool list, after each start and each `tools/list_changed`. */
   onTools(tools: McpToolInfo[]): void;
   /** An OAuth provider for remote servers that ask for it (src/mcp/oauth.ts). */
@@ -106,6 +112,14 @@ export function createMcpConnection(config: McpServerConfig, deps: McpConnection
       next.setRequestHandler("roots/list", async () => ({
         roots: roots.map((root) => ({ uri: pathToFileURL(root).href, name: path.basename(root) })),
       }));
+    const elicit = deps.elicit;
+    if (elicit)
+      next.setRequestHandler("elicitation/create", async (request, ctx) => {
+        // URL mode (open a page) is not offered: only forms reach here
+        if (request.params.mode === "url") return { action: "decline" };
+        log(`--- asks the user: ${request.params.message}`);
+        return elicit(request.params as ElicitRequest, ctx.mcpReq.signal);
+      });
     next.onclose = () => {
       if (closing || client !== next) return;
       client = undefined;
@@ -138,7 +152,10 @@ export function createMcpConnection(config: McpServerConfig, deps: McpConnection
   function clientOptions(mode: "auto" | "legacy"): ConstructorParameters<typeof Client>[1] {
     return {
       // roots: deprecated by the 2026-07-28 revision, still what servers of the 2025 handshake ask for
-      capabilities: (deps.roots ?? []).length > 0 ? { roots: { listChanged: false } } : {},
+      capabilities: {
+        ...((deps.roots ?? []).length > 0 ? { roots: { listChanged: false } } : {}),
+        ...(deps.elicit ? { elicitation: { form: {} } } : {}),
+      },
       // the 2026-07-28 revision where the server has it, else the 2025 handshake
       versionNegotiation: {
         mode,

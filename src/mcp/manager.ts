@@ -2,6 +2,7 @@ import type { Tool as McpToolInfo } from "@modelcontextprotocol/client";
 import type { AnyTool } from "../tools/contract.js";
 import { type McpServerConfig, offersTool } from "./config.js";
 import { createMcpConnection, type McpConnection, type McpConnectionDeps } from "./connection.js";
+import type { ElicitRequest, ElicitResult } from "./elicitation.js";
 import { createMcpTool, mcpToolName } from "./tool-adapter.js";
 
 export interface McpManagerOptions {
@@ -18,6 +19,8 @@ export interface McpManagerOptions {
   authProviderFor?(config: McpServerConfig): McpConnectionDeps["authProvider"];
   /** Folders offered to the servers as MCP roots. */
   roots?: readonly string[];
+  /** Puts a server's elicitation form to the user; none: elicitation is not offered. */
+  elicit?(server: string, request: ElicitRequest, signal: AbortSignal): Promise<ElicitResult>;
 }
 
 /** The session's MCP servers: each started lazily, its tools registered as they become known. */
@@ -45,6 +48,12 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       onTools: (tools) => registerTools(connection, tools),
       ...authOf(options.authProviderFor?.(config)),
       ...(options.roots ? { roots: options.roots } : {}),
+      ...(options.elicit
+        ? {
+            elicit: (request: ElicitRequest, signal: AbortSignal) =>
+              options.elicit!(config.name, request, signal),
+          }
+        : {}),
     });
     return connection;
   });

@@ -1,10 +1,12 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { ConfigReport } from "../config/provenance.js";
+import type { Asker } from "../policy/asker.js";
 import { sessionsDir } from "../session/jsonl.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { WorkspaceTrust } from "../trust/workspace-trust.js";
 import type { McpServerConfig } from "./config.js";
+import { canElicit, type ElicitRequest, elicitThroughAsker } from "./elicitation.js";
 import { createMcpManager, type McpManager } from "./manager.js";
 import { createMcpOAuthProvider } from "./oauth.js";
 import { createMcpResourcesTool } from "./resources-tool.js";
@@ -22,6 +24,8 @@ export interface SessionMcpOptions {
   given?: Record<string, unknown>;
   settingsGiven: boolean;
   env?: NodeJS.ProcessEnv;
+  /** Who answers a server's elicitation forms (the session's asker); headless or none: not offered. */
+  asker?: Asker;
 }
 
 /**
@@ -44,6 +48,7 @@ export function openSessionMcp(options: SessionMcpOptions): McpManager {
     disabled: options.disabled,
     home: options.home,
     roots: [options.root],
+    ...(canElicit(options.asker) ? { asker: options.asker } : {}),
   });
 }
 
@@ -62,6 +67,8 @@ export function createServerManager(
     home?: string;
     /** Folders offered to servers as MCP roots (the workspace); none: no roots capability. */
     roots?: readonly string[];
+    /** Who fills in servers' elicitation forms; none: elicitation is not offered. */
+    asker?: Asker;
   },
 ): McpManager {
   const manager = createMcpManager({
@@ -76,9 +83,15 @@ export function createServerManager(
     ...(options.onNotice ? { onNotice: options.onNotice } : {}),
     ...(options.home ? { authProviderFor: oauthFor(options.home) } : {}),
     ...(options.roots ? { roots: options.roots } : {}),
+    ...(options.asker ? { elicit: elicitWith(options.asker) } : {}),
   });
   if (servers.length > 0) registry.register(createMcpResourcesTool(manager));
   return manager;
+}
+
+function elicitWith(asker: Asker) {
+  return (server: string, request: ElicitRequest, signal: AbortSignal) =>
+    elicitThroughAsker(asker, server, request, signal);
 }
 
 function oauthFor(home: string) {

@@ -46,6 +46,11 @@ export type QuestionAnswers = { answered: true; answers: string[][] } | { answer
 /** The user in the loop (SPEC §5): one interface; terminal, headless and library-callback implementations. */
 export interface Asker {
   readonly kind: "terminal" | "headless" | "callback";
+  /**
+   * Whether askQuestions can reach somebody (MCP servers are offered elicitation only then); unset:
+   * every kind but headless can.
+   */
+  readonly answersQuestions?: boolean;
   askPermission(request: PermissionRequest, signal: AbortSignal): Promise<PermissionAnswer>;
   askQuestions(questions: Question[], signal: AbortSignal): Promise<QuestionAnswers>;
 }
@@ -62,6 +67,7 @@ export interface HeadlessAskerOptions {
 export function createHeadlessAsker(options: HeadlessAskerOptions = {}): Asker {
   return {
     kind: "headless",
+    answersQuestions: options.answerQuestions !== undefined,
     askPermission: async () => ({
       choice: "deny",
       message: "nobody can answer here (not an interactive terminal)",
@@ -89,6 +95,7 @@ export function createCallbackAsker(options: CallbackAskerOptions): Asker {
   const headless = createHeadlessAsker();
   return {
     kind: "callback",
+    answersQuestions: options.onQuestions !== undefined,
     askPermission: async (request, signal) => options.onPermission(request, signal),
     async askQuestions(questions, signal) {
       if (!options.onQuestions) return headless.askQuestions(questions, signal);
