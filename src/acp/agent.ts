@@ -86,8 +86,8 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
       ...(options.approvalMode ? { approvalMode: options.approvalMode } : {}),
       ...(resume ? { resume } : {}),
       mcpServers: mcpServers.map(toSpec),
-      ...(capabilities.fs?.readTextFile
-        ? { editorFiles: editorFilesOf(client, () => current?.agent.sessionId ?? "") }
+      ...(capabilities.fs?.readTextFile || capabilities.fs?.writeTextFile
+        ? { editorFiles: editorFilesOf(client, () => current?.agent.sessionId ?? "", capabilities.fs) }
         : {}),
       asker: createAcpAsker(
         client,
@@ -194,17 +194,39 @@ function initializeResponse(): InitializeResponse {
   };
 }
 
-/** The client's `fs/read_text_file`: the editor's text of a file, unsaved changes included. */
-function editorFilesOf(client: AgentContext, sessionId: () => string): EditorFiles {
+/**
+ * The client's `fs/read_text_file` (the editor's text of a file, unsaved changes included) and
+ * `fs/write_text_file` (an edit's new text into the editor's buffer), each where the client offers it.
+ */
+function editorFilesOf(
+  client: AgentContext,
+  sessionId: () => string,
+  offered: { readTextFile?: boolean; writeTextFile?: boolean },
+): EditorFiles {
   return {
-    async readText(absPath, signal) {
-      const answer = await client.request(
-        "fs/read_text_file",
-        { sessionId: sessionId(), path: absPath },
-        { cancellationSignal: signal },
-      );
-      return answer.content;
-    },
+    ...(offered.readTextFile
+      ? {
+          async readText(absPath: string, signal: AbortSignal) {
+            const answer = await client.request(
+              "fs/read_text_file",
+              { sessionId: sessionId(), path: absPath },
+              { cancellationSignal: signal },
+            );
+            return answer.content;
+          },
+        }
+      : {}),
+    ...(offered.writeTextFile
+      ? {
+          async writeText(absPath: string, content: string, signal: AbortSignal) {
+            await client.request(
+              "fs/write_text_file",
+              { sessionId: sessionId(), path: absPath, content },
+              { cancellationSignal: signal },
+            );
+          },
+        }
+      : {}),
   };
 }
 

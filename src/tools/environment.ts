@@ -54,5 +54,11 @@ export interface ToolEnvironment {
  * (the file is read from disk then). Only asked after the workspace guard admitted the path.
  */
 export interface EditorFiles {
-  readText(absPath: string, signal: AbortSignal): Promise<string | undefined>;
+  /** The editor's text of a file (ACP `fs/read_text_file`); absent when the editor does not offer it. */
+  readText?(absPath: string, signal: AbortSignal): Promise<string | undefined>;
+  /**
+   * Hands an edit's new text to the editor (ACP `fs/write_text_file`), so its buffer shows it and it
+   * saves it; only after the guard, the policy and the stale-read check admitted the write.
+   */
+  writeText?(absPath: string, text: string, signal: AbortSignal): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import {
@@ -33,6 +33,8 @@ interface Editor {
   permissions: RequestPermissionRequest[];
   /** Paths the agent read through the editor (fs/read_text_file). */
   reads: string[];
+  /** What the agent handed the editor to write (fs/write_text_file); the editor saves it, as Zed does. */
+  writes: { path: string; content: string }[];
   /** How the next permission questions are answered, in order (default: allow once). */
   answers: ((request: RequestPermissionRequest) => RequestPermissionResponse)[];
   stderr: () => string;
@@ -52,11 +54,18 @@ function startEditor(extra: string[] = []): Editor {
   const permissions: RequestPermissionRequest[] = [];
   const answers: Editor["answers"] = [];
   const reads: string[] = [];
+  const writes: Editor["writes"] = [];
   const app = client({ name: "test-editor" })
     .onNotification("session/update", ({ params }) => void updates.push(params))
     .onRequest("fs/read_text_file", ({ params }) => {
       reads.push(params.path);
       return { content: "# Notes\nunsaved change in the editor\n" };
+    })
+    .onRequest("fs/write_text_file", ({ params }) => {
+      writes.push({ path: params.path, content: params.content });
+      // the editor puts the text in its buffer and saves it: a plain (non-atomic) write of its own
+      writeFileSync(params.path, params.content);
+      return {};
     })
     .onRequest("session/request_permission", ({ params }) => {
       permissions.push(params);
@@ -72,6 +81,7 @@ function startEditor(extra: string[] = []): Editor {
     connection,
     updates,
     reads,
+    writes,
     permissions,
     answers,
     stderr: () => stderr,
@@ -88,6 +98,7 @@ async function editorWith(
   files: Record<string, string> = {},
   extra: string[] = [],
   readTextFile = false,
+  writeTextFile = false,
 ) {
   ws = await createTempWorkspace(files);
   server = await startModelServer(turns);
@@ -95,7 +106,7 @@ async function editorWith(
   editors.push(editor);
   const init = await editor.connection.agent.request("initialize", {
     protocolVersion: 1,
-    clientCapabilities: { fs: { readTextFile, writeTextFile: false }, terminal: false },
+    clientCapabilities: { fs: { readTextFile, writeTextFile }, terminal: false },
   });
   return { editor, init };
 }
@@ -381,6 +392,68 @@ describe("gantry --acp, driven by the ACP SDK's client", () => {
       expect(server?.requests[1]?.text).toContain("unsaved change in the editor");
       // the edit applies to the file on disk, which the read vouched for (no stale_file)
       expect(readFileSync(path.join(ws?.root ?? "", "notes.md"), "utf8")).toBe("# Notes\nsaved twice\n");
+    },
+  );
+
+  it(
+    "hands each edit's new text to the editor when it offers fs/write_text_file, after writing it to disk",
+    E2E,
+    async () => {
+      const edit = (from: string, to: string) => ({
+        name: "replace_file_content",
+        args: {
+          TargetFile: "notes.md",
+          Instruction: "i",
+          Description: "d",
+          TargetContent: from,
+          ReplacementContent: to,
+          StartLine: 2,
+          EndLine: 2,
+          AllowMultiple: false,
+        },
+      });
+      const { editor } = await editorWith(
+        [
+          { toolCalls: [{ name: "view_file", args: { AbsolutePath: "notes.md" } }] },
+          { toolCalls: [edit("saved", "saved twice")] },
+          // the editor saved the file again after the first edit: the second edit still applies
+          {
+            toolCalls: [edit("saved twice", "saved thrice")],
+            expect: (request) => expect(request.text).not.toContain("stale"),
+          },
+          {
+            toolCalls: [
+              {
+                name: "write_to_file",
+                args: { TargetFile: "new.md", CodeContent: "made\n", Overwrite: false, Description: "d" },
+              },
+            ],
+          },
+          { text: "edited" },
+        ],
+        { "notes.md": "# Notes\nsaved\n" },
+        ["--approval-mode", "yolo"],
+        false,
+        true,
+      );
+      const { sessionId } = await editor.connection.agent.request("session/new", {
+        cwd: ws?.root ?? "",
+        mcpServers: [],
+      });
+      await editor.connection.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "edit" }],
+      });
+      server?.assertDone();
+      const root = ws?.root ?? "";
+      expect(editor.writes).toEqual([
+        { path: path.join(root, "notes.md"), content: "# Notes\nsaved twice\n" },
+        { path: path.join(root, "notes.md"), content: "# Notes\nsaved thrice\n" },
+        { path: path.join(root, "new.md"), content: "made\n" },
+      ]);
+      expect(readFileSync(path.join(root, "notes.md"), "utf8")).toBe("# Notes\nsaved thrice\n");
+      // reads stay on disk: the editor offered no fs/read_text_file
+      expect(editor.reads).toEqual([]);
     },
   );
 

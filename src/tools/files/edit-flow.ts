@@ -9,7 +9,7 @@ import { protectedTargetOf } from "../../workspace/protected.js";
 import type { ReadLedger } from "../../workspace/read-ledger.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { errorResult, type ToolResult } from "../contract.js";
-import type { ToolEnvironment } from "../environment.js";
+import type { EditorFiles, ToolEnvironment } from "../environment.js";
 import { type ChangeSummary, describeChange } from "./edit-diff.js";
 import { conformText, type DecodedText, decodeText, encodeText } from "./edit-text.js";
 
@@ -20,6 +20,8 @@ export interface EditDeps {
   allowAgentConfigEdits: boolean;
   requireReadBeforeEdit: boolean;
   locks: PathLock;
+  /** An editor that takes the new text of each edited file (ACP `fs/write_text_file`). */
+  editor?: EditorFiles;
 }
 
 export function editDepsOf(env: ToolEnvironment): EditDeps {
@@ -29,6 +31,7 @@ export function editDepsOf(env: ToolEnvironment): EditDeps {
     allowAgentConfigEdits: env.settings.allowAgentConfigEdits === true,
     requireReadBeforeEdit: env.requireReadBeforeEdit !== false,
     locks: fileLocks,
+    ...(env.editorFiles?.writeText ? { editor: env.editorFiles } : {}),
   };
 }
 
@@ -185,6 +188,8 @@ export interface Committed {
   change: ChangeSummary;
   /** The old file had other hard links; they keep the old content (the edit replaced this name only). */
   hardlinkDetached: boolean;
+  /** What the editor did with the new text, where one takes it (`failed: …`: the file on disk has it anyway). */
+  editor?: string;
 }
 
 class ChangedBeforeCommit extends Error {}
@@ -228,8 +233,32 @@ export async function commitFile(deps: EditDeps, request: CommitRequest): Promis
       stats,
       change: describeChange(resolved.rel, request.beforeText, request.afterText, previous === undefined),
       hardlinkDetached: (previous?.stats.nlink ?? 1) > 1,
+      ...(deps.editor
+        ? { editor: await handToEditor(deps.editor, resolved.abs, bytes, request.signal) }
+        : {}),
     },
   };
+}
+
+/**
+ * The file is on disk, written atomically by Gantry; the editor then gets the same text, so its buffer
+ * shows the edit (it saves the same bytes again). Freshness is judged by content, so that second save
+ * does not make the file look changed. Text that is not UTF-8 (a UTF-16 file) stays on disk only.
+ */
+async function handToEditor(
+  editor: EditorFiles,
+  abs: string,
+  bytes: Buffer,
+  signal: AbortSignal,
+): Promise<"updated" | "not_utf8" | `failed: ${string}`> {
+  const text = bytes.toString("utf8");
+  if (!Buffer.from(text, "utf8").equals(bytes) || !editor.writeText) return "not_utf8";
+  try {
+    await editor.writeText(abs, text, signal);
+    return "updated";
+  } catch (cause) {
+    return `failed: ${cause instanceof Error ? cause.message : String(cause)}`;
+  }
 }
 
 /**
@@ -365,6 +394,7 @@ export function editMetadata(resolved: ResolvedPath, committed: Committed, bytes
     ...(change.diffTruncated ? { diffTruncated: true } : {}),
     ...(change.diffOmitted ? { diffOmitted: true } : {}),
     ...(committed.hardlinkDetached ? { hardlinkDetached: true } : {}),
+    ...(committed.editor ? { editor: committed.editor } : {}),
   };
 }
 

@@ -152,8 +152,9 @@ export function createViewFileTool(env: ToolEnvironment) {
 
   /** What the editor holds for a file small enough to read whole; undefined when it says nothing. */
   async function editorText(abs: string, size: number, signal: AbortSignal): Promise<string | undefined> {
-    if (!env.editorFiles || size > workspace.limits.maxFileBytes) return undefined;
-    return env.editorFiles.readText(abs, signal).catch(() => undefined);
+    const editor = env.editorFiles;
+    if (!editor?.readText || size > workspace.limits.maxFileBytes) return undefined;
+    return editor.readText(abs, signal).catch(() => undefined);
   }
 
   function windowRequest(args: ViewFileArgs, sizeBytes: number, signal: AbortSignal) {
