@@ -12,6 +12,7 @@ import { resolveToolAccess, SUBAGENT_TOOL_NAMES } from "./access.js";
 import { type ForkTurns, forkDirective, forkHistory, forkToolGate } from "./fork.js";
 import type { ChildSession, SubagentHost } from "./host.js";
 import type { AgentRecord, AgentState } from "./registry.js";
+import { startRemoteAgent } from "./remote.js";
 import { openTranscript, type TranscriptMeta } from "./transcript.js";
 import { FORK_TYPE, type SubagentDefinition } from "./types.js";
 import { finishWorkspace, openAgentWorkspace, type WorktreeReport } from "./workspace.js";
@@ -76,6 +77,8 @@ export async function startAgent(
   request: SpawnRequest,
   revive?: { id: string; conversation: Conversation; message: string },
 ): Promise<SpawnResult> {
+  // before any await: the agents of one call reach the remote runner in the order they were asked for
+  if (host.deps.remote && !revive) return startRemoteAgent(host, host.deps.remote, request);
   const pipeline = host.pipeline;
   if (!pipeline) return fail("unavailable", "subagents are not attached to a tool pipeline in this session");
   const parentDepth = request.callerId === "main" ? 0 : (host.agents.get(request.callerId)?.depth ?? 0);

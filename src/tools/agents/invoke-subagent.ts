@@ -43,7 +43,8 @@ export function createInvokeSubagentTool(host: SubagentHost) {
       group: "Subagents",
     },
     async execute(args, ctx) {
-      const background = ctx.agentId === "main";
+      // agents run elsewhere (a durable session) are always waited for
+      const background = ctx.agentId === "main" && !host.deps.remote;
       const requests: SpawnRequest[] = [];
       for (const [index, spec] of args.Subagents.entries()) {
         const request = await toRequest(host, spec, background, ctx);
