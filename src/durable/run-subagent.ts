@@ -1,0 +1,248 @@
+import path from "node:path";
+import { z } from "zod";
+import type { AgentEvent } from "../agent/events.js";
+import { eventLine } from "../cli/stream-json.js";
+import type { ModelClient } from "../models/client.js";
+import { APPROVAL_MODES } from "../policy/modes.js";
+import { modelClientFor } from "../session/open.js";
+import { createSubagentHost, type SubagentHost } from "../subagents/host.js";
+import type { RemoteOutcome } from "../subagents/remote.js";
+import { type SpawnRequest, startAgent } from "../subagents/spawn.js";
+import type { SubagentAnswer, SubagentArrival, SubagentChannel } from "./agent-calls.js";
+import { createAskChannel } from "./ask-channel.js";
+import { checkoutWorkspace, removeWorkspace, type WorkspaceSource } from "./checkout.js";
+import { type DurableContext, DurableInputError, type WorkerEnv } from "./context.js";
+import { createEventLog, type EventLog } from "./event-log.js";
+import type { Journal } from "./journal.js";
+import { type DurableSession, openDurableSession } from "./open-session.js";
+import { journaledSessionHooks } from "./session-hooks.js";
+import { promptHeadline, type SessionStatus, STATE, summaryOf } from "./session-state.js";
+import { createWorkspaceSync, type SessionSnapshot, type WorkspaceSync } from "./session-sync.js";
+import { journaledModel, journaledPipeline } from "./steps.js";
+
+const SnapshotSchema = z.object({
+  patch: z.string().optional(),
+  patchTooLarge: z.boolean().optional(),
+  grants: z.array(z.object({ text: z.string(), source: z.string() })),
+  reads: z.array(z.object({ path: z.string(), sha256: z.string() })),
+});
+
+/** What a session sends the `subagent` handler: the agent to run, and the parent's workspace and permissions. */
+const SubagentInputSchema = z.object({
+  request: z.object({
+    description: z.string(),
+    prompt: z.string().min(1),
+    type: z.string().min(1),
+    role: z.string().optional(),
+    model: z.string().optional(),
+  }),
+  parent: z.object({
+    repo: z.string().min(1),
+    trust: z.boolean().optional(),
+    model: z.string().optional(),
+    baseUrl: z.string().optional(),
+  }),
+  approvalMode: z.enum(APPROVAL_MODES),
+  source: z.discriminatedUnion("mode", [
+    z.object({ mode: z.literal("git"), repo: z.string(), commit: z.string() }),
+    z.object({ mode: z.literal("shared"), root: z.string() }),
+  ]),
+  snapshot: SnapshotSchema,
+});
+
+type SubagentInput = z.infer<typeof SubagentInputSchema>;
+
+export interface SubagentChannelDeps {
+  ctx: DurableContext;
+  /** The children's keys start with it: `<session>.agent-<prompt>`. */
+  prefix: string;
+  source: WorkspaceSource;
+  sync: WorkspaceSync;
+  parent: SubagentInput["parent"];
+  approvalMode: () => SubagentInput["approvalMode"];
+  /** Tells the parent's log and status which session objects its agents run as (to follow or answer them). */
+  announce: (agents: { key: string; description: string }[]) => void;
+}
+
+/**
+ * The parent's side: each agent a call starts becomes a call to the `subagent` handler of its own
+ * session object, with the workspace as the parent's journal left it.
+ */
+export function createSubagentChannel(deps: SubagentChannelDeps): SubagentChannel {
+  let started = 0;
+  return {
+    async call(requests) {
+      const sent = deps.sync.current();
+      const calls = requests.map((request) => ({
+        key: `${deps.prefix}-${++started}`,
+        input: {
+          request: pickRequest(request),
+          parent: deps.parent,
+          approvalMode: deps.approvalMode(),
+          source: deps.source,
+          snapshot: sent,
+        } satisfies SubagentInput,
+      }));
+      deps.announce(calls.map(({ key, input }) => ({ key, description: input.request.description })));
+      const answers = await deps.ctx.callSubagents(calls);
+      if ("cancelled" in answers) {
+        const result: RemoteOutcome = { ok: false, code: "aborted", message: "the session was cancelled" };
+        return requests.map(() => ({ result }));
+      }
+      return answers.map((answer): SubagentArrival => ({ ...(answer as SubagentAnswer), sent }));
+    },
+  };
+}
+
+function pickRequest(request: SpawnRequest): SubagentInput["request"] {
+  const { description, prompt, type, role, model } = request;
+  return { description, prompt, type, ...(role ? { role } : {}), ...(model ? { model } : {}) };
+}
+
+/** Everything one run of the subagent handler shares. */
+interface ChildRun {
+  ctx: DurableContext;
+  worker: WorkerEnv;
+  input: SubagentInput;
+  status: SessionStatus;
+  log: EventLog;
+}
+
+/**
+ * The `subagent` handler: one foreground agent of a session as its own invocation, on whichever worker
+ * Restate picks. The same startAgent as locally (type, tools, model) over a session opened like the
+ * parent's (trust, approval mode, grants), in a checkout of the parent's workspace; every model turn and
+ * tool call journaled; asks are durable promises on this object. Answers the agent's outcome and its workspace.
+ */
+export async function runSubagent(
+  ctx: DurableContext,
+  raw: unknown,
+  worker: WorkerEnv,
+): Promise<SubagentAnswer> {
+  const parsed = SubagentInputSchema.safeParse(raw);
+  if (!parsed.success) throw new DurableInputError(`bad subagent request: ${parsed.error.message}`);
+  const input = parsed.data;
+  const status: SessionStatus = {
+    id: ctx.sessionId,
+    state: "running",
+    repo: input.parent.repo,
+    prompt: promptHeadline(input.request.description || input.request.prompt),
+    prompts: 1,
+    turns: 0,
+    asks: [],
+  };
+  const run: ChildRun = { ctx, worker, input, status, log: createEventLog(ctx, 0) };
+  ctx.set(STATE.invocation, ctx.invocationId);
+  save(run, true);
+  const root = await checkoutWorkspace(worker.workdir, ctx.sessionId, input.source);
+  const session = openDurableSession(worker, {
+    sessionId: ctx.sessionId,
+    root,
+    approvalMode: input.approvalMode,
+    ...(input.parent.trust ? { trust: true } : {}),
+    ...(input.parent.model ? { model: input.parent.model } : {}),
+    ...(input.parent.baseUrl ? { baseUrl: input.parent.baseUrl } : {}),
+  });
+  ctx.attemptEnded.addEventListener("abort", () => void session.dispose().catch(() => undefined));
+  let host: SubagentHost | undefined;
+  try {
+    const model = childModel(session, input, input.parent.model);
+    if (typeof model === "string") return end(run, { ok: false, code: "unavailable", message: model });
+    const sync = childSync(run, session);
+    host = childHost(run, session, sync, model);
+    for (const failure of await session.mcp.startMain()) worker.log(`session ${ctx.sessionId}: ${failure}`);
+    const request = { ...input.request, callerId: "main", background: false };
+    const started = await startAgent(host, request);
+    if (!started.ok) return end(run, started);
+    const outcome = await started.finished;
+    return end(run, { ok: true, outcome: { ...outcome, id: ctx.sessionId } }, sync.current());
+  } finally {
+    await host?.shutdown("the subagent's invocation ended");
+    await session
+      .dispose()
+      .catch((cause: Error) => worker.log(`session ${ctx.sessionId}: cleanup failed: ${cause.message}`));
+    await removeWorkspace(worker.workdir, ctx.sessionId, input.source).catch(() => undefined);
+  }
+}
+
+function childModel(session: DurableSession, input: SubagentInput, spec: string | undefined) {
+  return modelClientFor(
+    { session, baseUrl: input.parent.baseUrl ?? session.settings.baseUrl, env: process.env },
+    spec ?? session.settings.model,
+  );
+}
+
+/** The child's workspace starts as the parent's (its changes, grants and reads) and is carried the same way. */
+function childSync(run: ChildRun, session: DurableSession): WorkspaceSync {
+  const { ctx, worker } = run;
+  const sync = createWorkspaceSync({
+    root: session.workspace.root,
+    source: run.input.source,
+    grants: session.permissions.grants,
+    ledger: session.ledger,
+    scratchIndex: path.join(worker.workdir, "sessions", `.${ctx.sessionId}.index`),
+    warn: (line) => worker.log(`session ${ctx.sessionId}: ${line}`),
+  });
+  sync.note(run.input.snapshot as SessionSnapshot);
+  return sync;
+}
+
+/** A subagent host over the child session whose pipeline, model and hooks are journaled steps. */
+function childHost(run: ChildRun, session: DurableSession, sync: WorkspaceSync, model: ModelClient) {
+  const { ctx, worker } = run;
+  const journal: Journal = ctx.journal;
+  const hooks = journaledSessionHooks(session.hooks, journal);
+  const host = createSubagentHost({ ...session.subagents.deps, hooks });
+  host.mcp = session.subagents.mcp;
+  host.pipeline = journaledPipeline({
+    pipeline: session.pipeline,
+    journal,
+    asks: createAskChannel(ctx, run.status, run.log, () => save(run, true)),
+    workspace: sync,
+    workerId: worker.workerId,
+    onStepDone: (ranOn) => {
+      run.status.worker = ranOn;
+    },
+  });
+  host.bind({
+    model: journaledModel(model, journal),
+    modelFor: (spec) => {
+      const other = childModel(session, run.input, spec);
+      return typeof other === "string" ? other : journaledModel(other, journal);
+    },
+    onEvent: (event) => recordEvent(run, event),
+  });
+  ctx.signal.addEventListener("abort", () => host.agents.killAll("the session was cancelled"));
+  return host;
+}
+
+/** The child's stream-json lines, as a prompt's: `gantry sessions <key> --follow` shows them. */
+function recordEvent(run: ChildRun, event: AgentEvent): void {
+  // live signs of a running step come only from its first execution, never from a replay
+  if (event.type === "tool_update" || event.type === "tool_start") return;
+  run.log.push(eventLine(event, run.ctx.sessionId));
+  if (event.type === "turn_end") {
+    run.status.turns = event.turn;
+    save(run, false);
+  }
+  if (event.type === "turn_end" || event.type === "tool_result") run.log.flush();
+}
+
+function end(run: ChildRun, result: RemoteOutcome, snapshot?: SessionSnapshot): SubagentAnswer {
+  const state = !result.ok || result.outcome.state === "failed" ? "failed" : "completed";
+  const error = result.ok ? result.outcome.error : result.message;
+  Object.assign(run.status, {
+    state: result.ok && result.outcome.state === "killed" ? "cancelled" : state,
+    asks: [],
+    ...(result.ok ? { result: result.outcome.text } : {}),
+    ...(error ? { error } : {}),
+  });
+  run.log.flush();
+  save(run, true);
+  return { result, ...(snapshot ? { snapshot } : {}) };
+}
+
+function save(run: ChildRun, notify: boolean): void {
+  run.ctx.set(STATE.status, run.status);
+  if (notify) run.ctx.notifyIndex(summaryOf(run.status));
+}
