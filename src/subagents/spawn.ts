@@ -77,8 +77,6 @@ export async function startAgent(
   request: SpawnRequest,
   revive?: { id: string; conversation: Conversation; message: string },
 ): Promise<SpawnResult> {
-  // before any await: the agents of one call reach the remote runner in the order they were asked for
-  if (host.deps.remote && !revive) return startRemoteAgent(host, host.deps.remote, request);
   const pipeline = host.pipeline;
   if (!pipeline) return fail("unavailable", "subagents are not attached to a tool pipeline in this session");
   const parentDepth = request.callerId === "main" ? 0 : (host.agents.get(request.callerId)?.depth ?? 0);
@@ -97,6 +95,9 @@ export async function startAgent(
       `unknown subagent_type "${request.type}"; known types: ${[FORK_TYPE, ...known].join(", ")}`,
     );
   }
+  // the model and the plan are made where the agent runs; still before any await, so the agents of one
+  // call reach the remote runner in the order they were asked for
+  if (host.deps.remote && !revive) return startRemoteAgent(host, host.deps.remote, request);
   const model = host.modelFor(request.model ?? host.definitionModel(definition));
   if (typeof model === "string") return fail("unavailable", model);
 

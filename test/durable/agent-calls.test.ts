@@ -1,4 +1,5 @@
 import { afterEach, expect, it } from "vitest";
+import type { Settings } from "../../src/config/settings.js";
 import { createDurableAgents, type SubagentChannel } from "../../src/durable/agent-calls.js";
 import type { AskChannel } from "../../src/durable/asks.js";
 import { createDurableAsker } from "../../src/durable/asks.js";
@@ -23,11 +24,12 @@ const noAsks: AskChannel = { ask: async () => ({ kind: "permission", choice: "de
 const snapshot = { grants: [], reads: [] };
 
 /** The pipeline of a durable session whose agents a channel answers, and the requests the channel got. */
-async function durableAgents(brought: string[] = []) {
+async function durableAgents(brought: string[] = [], settings?: Settings) {
   ws = await createTempWorkspace({ "notes.md": "hello\n" });
   session = createGantrySession({
     workspace: ws.root,
     home: ws.home,
+    ...(settings ? { settings } : {}),
     approvalMode: "default",
     asker: createDurableAsker(),
     remoteAgents: createDurableAgents(),
@@ -109,3 +111,18 @@ it.each([
     expect(started).toEqual([]);
   },
 );
+
+it("the user's subagent limits hold in a durable session: with subagents.maxDepth 0 no agent starts", async () => {
+  const { pipeline, started } = await durableAgents([], { subagents: { maxDepth: 0 } });
+  const result = await pipeline.run(agentCall({}));
+  expect(result.errorCode).toBe("denied");
+  expect(result.text).toContain("subagents may nest 0 deep");
+  expect(started).toEqual([]);
+});
+
+it("an unknown subagent type is refused before any invocation starts, naming the known ones", async () => {
+  const { pipeline, started } = await durableAgents();
+  const result = await pipeline.run(agentCall({ subagent_type: "nobody" }));
+  expect(result.text).toContain('unknown subagent_type "nobody"; known types: fork, general-purpose');
+  expect(started).toEqual([]);
+});
