@@ -26,14 +26,13 @@ const agentCall = (prompt: string) => ({
   args: { description: "child task", prompt, subagent_type: "general-purpose" },
 });
 
-/** The invocations of the `subagent` handler Restate knows of, from its admin SQL. */
-async function subagentInvocations(): Promise<{ key: string; status: string }[]> {
+/** The invocations of a handler Restate knows of, from its admin SQL. */
+async function invocations(handler: "subagent"): Promise<{ key: string; status: string }[]> {
   const response = await fetch(`${cluster.admin}/query`, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json" },
     body: JSON.stringify({
-      query:
-        "SELECT target_service_key AS key, status FROM sys_invocation WHERE target_handler_name = 'subagent'",
+      query: `SELECT target_service_key AS key, status FROM sys_invocation WHERE target_handler_name = '${handler}'`,
     }),
   });
   if (!response.ok) throw new Error(`admin query ${response.status}: ${await response.text()}`);
@@ -71,7 +70,7 @@ it("a durable session's agent call runs the child as its own invocation in the p
   const child = await status(cluster, `${id}.agent-1-1`);
   expect(child).toMatchObject({ state: "completed", result: "child report: child.txt written" });
   expect(workers.map((worker) => worker.id)).toContain(child.worker);
-  expect(await subagentInvocations()).toContainEqual({ key: `${id}.agent-1-1`, status: "completed" });
+  expect(await invocations("subagent")).toContainEqual({ key: `${id}.agent-1-1`, status: "completed" });
   model.assertDone();
 });
 
