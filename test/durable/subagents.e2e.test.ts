@@ -71,6 +71,14 @@ it("a durable session's agent call runs the child as its own invocation in the p
   expect(child).toMatchObject({ state: "completed", result: "child report: child.txt written" });
   expect(workers.map((worker) => worker.id)).toContain(child.worker);
   expect(await invocations("subagent")).toContainEqual({ key: `${id}.agent-1-1`, status: "completed" });
+  // the child's own lines, and the parent's line that names it
+  const follow = (key: string) =>
+    runGantry(["sessions", "--ingress", cluster.ingress, key, "--follow"], { timeoutMs: 60_000 });
+  const childLines = await follow(`${id}.agent-1-1`);
+  expect(childLines.code, childLines.stderr).toBe(0);
+  expect(childLines.stdout).toContain("echo made by the child > child.txt");
+  const parentLines = await follow(id);
+  expect(parentLines.stdout).toContain(`"subagent_session_id":"${id}.agent-1-1"`);
   model.assertDone();
 });
 
@@ -112,6 +120,9 @@ it("a worker killed while the child runs: the child finishes on the other, the p
     worker: survivor?.id,
   });
   expect(readFileSync(log, "utf8")).toBe("one\ntwo-start\n");
+  // one invocation for the child, though its worker (and maybe its parent's) died under it
+  const runs = (await invocations("subagent")).filter((run) => run.key === `${id}.agent-1-1`);
+  expect(runs).toHaveLength(1);
   model.assertDone();
 });
 
