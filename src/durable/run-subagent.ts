@@ -106,6 +106,8 @@ interface ChildRun {
   input: SubagentInput;
   status: SessionStatus;
   log: EventLog;
+  /** When the invocation started (journaled), for the result line's duration. */
+  started: number;
 }
 
 /**
@@ -131,7 +133,8 @@ export async function runSubagent(
     turns: 0,
     asks: [],
   };
-  const run: ChildRun = { ctx, worker, input, status, log: createEventLog(ctx, 0) };
+  const started = await ctx.journal.step("started", async () => Date.now());
+  const run: ChildRun = { ctx, worker, input, status, log: createEventLog(ctx, 0), started };
   ctx.set(STATE.invocation, ctx.invocationId);
   save(run, true);
   const root = await checkoutWorkspace(worker.workdir, ctx.sessionId, input.source);
@@ -152,9 +155,9 @@ export async function runSubagent(
     host = childHost(run, session, sync, model);
     for (const failure of await session.mcp.startMain()) worker.log(`session ${ctx.sessionId}: ${failure}`);
     const request = { ...input.request, callerId: "main", background: false };
-    const started = await startAgent(host, request);
-    if (!started.ok) return end(run, started);
-    const outcome = await started.finished;
+    const agent = await startAgent(host, request);
+    if (!agent.ok) return end(run, agent);
+    const outcome = await agent.finished;
     return end(run, { ok: true, outcome: { ...outcome, id: ctx.sessionId } }, sync.current());
   } finally {
     await host?.shutdown("the subagent's invocation ended");
@@ -228,13 +231,46 @@ function recordEvent(run: ChildRun, event: AgentEvent): void {
   if (event.type === "turn_end" || event.type === "tool_result") run.log.flush();
 }
 
-function end(run: ChildRun, result: RemoteOutcome, snapshot?: SessionSnapshot): SubagentAnswer {
-  const state = !result.ok || result.outcome.state === "failed" ? "failed" : "completed";
+/** The child's state as `gantry sessions` shows it: killed = cancelled; paused (its turn limit) = max_turns. */
+function stateOf(result: RemoteOutcome): SessionStatus["state"] {
+  if (!result.ok) return "failed";
+  const ended = {
+    completed: "completed",
+    paused: "max_turns",
+    failed: "failed",
+    killed: "cancelled",
+  } as const;
+  return result.outcome.state === "running" ? "failed" : ended[result.outcome.state];
+}
+
+async function end(
+  run: ChildRun,
+  result: RemoteOutcome,
+  snapshot?: SessionSnapshot,
+): Promise<SubagentAnswer> {
   const error = result.ok ? result.outcome.error : result.message;
+  const state = stateOf(result);
   Object.assign(run.status, {
-    state: result.ok && result.outcome.state === "killed" ? "cancelled" : state,
+    state,
     asks: [],
     ...(result.ok ? { result: result.outcome.text } : {}),
+    ...(error ? { error } : {}),
+  });
+  // the closing line of `gantry sessions <key> --follow`, shaped as stream-json's
+  const finished = await run.ctx.journal.step("finished", async () => Date.now());
+  run.log.push({
+    type: "result",
+    subtype:
+      state === "completed"
+        ? "success"
+        : state === "max_turns"
+          ? "error_max_turns"
+          : "error_during_execution",
+    is_error: state !== "completed",
+    result: result.ok ? result.outcome.text : "",
+    session_id: run.ctx.sessionId,
+    num_turns: result.ok ? result.outcome.turns : 0,
+    duration_ms: finished - run.started,
     ...(error ? { error } : {}),
   });
   run.log.flush();

@@ -77,6 +77,11 @@ it("a durable session's agent call runs the child as its own invocation in the p
   const childLines = await follow(`${id}.agent-1-1`);
   expect(childLines.code, childLines.stderr).toBe(0);
   expect(childLines.stdout).toContain("echo made by the child > child.txt");
+  expect(JSON.parse(childLines.stdout.trim().split("\n").at(-1) ?? "")).toMatchObject({
+    type: "result",
+    subtype: "success",
+    result: "child report: child.txt written",
+  });
   const parentLines = await follow(id);
   expect(parentLines.stdout).toContain(`"subagent_session_id":"${id}.agent-1-1"`);
   model.assertDone();
