@@ -226,6 +226,7 @@ async function journaledSteps(run: PromptRun, session: DurableSession, source: W
     agents: createSubagentChannel({
       ctx,
       prefix: `${ctx.sessionId}.agent-${run.status.prompts}`,
+      root: session.workspace.root,
       source,
       sync,
       parent: {

@@ -38,6 +38,8 @@ const SubagentInputSchema = z.object({
   }),
   parent: z.object({
     repo: z.string().min(1),
+    /** The parent's workspace folder: paths in the prompt under it mean the same files in the child's. */
+    root: z.string().min(1),
     trust: z.boolean().optional(),
     model: z.string().optional(),
     baseUrl: z.string().optional(),
@@ -58,7 +60,9 @@ export interface SubagentChannelDeps {
   prefix: string;
   source: WorkspaceSource;
   sync: WorkspaceSync;
-  parent: SubagentInput["parent"];
+  parent: Omit<SubagentInput["parent"], "root">;
+  /** The parent's workspace folder on this worker. */
+  root: string;
   approvalMode: () => SubagentInput["approvalMode"];
   /** Tells the parent's log and status which session objects its agents run as (to follow or answer them). */
   announce: (agents: { key: string; description: string }[]) => void;
@@ -73,11 +77,13 @@ export function createSubagentChannel(deps: SubagentChannelDeps): SubagentChanne
   return {
     async call(requests) {
       const sent = deps.sync.current();
+      // as the worker that first made the call saw it: the journaled call holds it, wherever it replays
+      const root = await deps.ctx.journal.step("workspace root", async () => deps.root);
       const calls = requests.map((request) => ({
         key: `${deps.prefix}-${++started}`,
         input: {
           request: pickRequest(request),
-          parent: deps.parent,
+          parent: { ...deps.parent, root },
           approvalMode: deps.approvalMode(),
           source: deps.source,
           snapshot: sent,
@@ -154,11 +160,20 @@ export async function runSubagent(
     const sync = childSync(run, session);
     host = childHost(run, session, sync, model);
     for (const failure of await session.mcp.startMain()) worker.log(`session ${ctx.sessionId}: ${failure}`);
-    const request = { ...input.request, callerId: "main", background: false };
+    const paths = pathMapping(input.parent.root, session.workspace.root);
+    const { prompt, role } = input.request;
+    const request = {
+      ...input.request,
+      prompt: paths.toChild(prompt),
+      ...(role ? { role: paths.toChild(role) } : {}),
+      callerId: "main",
+      background: false,
+    };
     const agent = await startAgent(host, request);
     if (!agent.ok) return end(run, agent);
     const outcome = await agent.finished;
-    return end(run, { ok: true, outcome: { ...outcome, id: ctx.sessionId } }, sync.current());
+    const answer = { ...outcome, id: ctx.sessionId, text: paths.toParent(outcome.text) };
+    return end(run, { ok: true, outcome: answer }, sync.current());
   } finally {
     await host?.shutdown("the subagent's invocation ended");
     await session
@@ -166,6 +181,31 @@ export async function runSubagent(
       .catch((cause: Error) => worker.log(`session ${ctx.sessionId}: cleanup failed: ${cause.message}`));
     await removeWorkspace(worker.workdir, ctx.sessionId, input.source).catch(() => undefined);
   }
+}
+
+/**
+ * The child works in its own checkout: a path under the parent's folder in its task means the same file
+ * in its own folder, and a path under its folder in its report means the parent's file.
+ */
+function pathMapping(parentRoot: string, childRoot: string) {
+  return {
+    toChild: (text: string) => swapFolder(text, parentRoot, childRoot),
+    toParent: (text: string) => swapFolder(text, childRoot, parentRoot),
+  };
+}
+
+/** Replaces the folder `from` by `to` as a whole name: /w/sessions/gs-1 is not the start of /w/sessions/gs-12. */
+function swapFolder(text: string, from: string, to: string): string {
+  if (from === to) return text;
+  let swapped = "";
+  let copied = 0;
+  for (let at = text.indexOf(from); at >= 0; at = text.indexOf(from, at + from.length)) {
+    // a longer name goes on (gs-12, gs-1.agent-1-1); a full stop ends a sentence
+    if (/^([\w-]|\.[\w-])/.test(text.slice(at + from.length, at + from.length + 2))) continue;
+    swapped += text.slice(copied, at) + to;
+    copied = at + from.length;
+  }
+  return swapped + text.slice(copied);
 }
 
 function childModel(session: DurableSession, input: SubagentInput, spec: string | undefined) {

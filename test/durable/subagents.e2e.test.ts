@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runGantry } from "../support/cli.js";
-import { type ModelServer, startModelServer } from "../support/model-server.js";
+import { type ModelServer, type RecordedRequest, startModelServer } from "../support/model-server.js";
 import { createGitRepo, type RestateCluster, type Worker, waitFor } from "../support/restate.js";
 import { command, startTwoMachines, status, submit, waitForState } from "./support.js";
 
@@ -26,6 +26,10 @@ const agentCall = (prompt: string) => ({
   args: { description: "child task", prompt, subagent_type: "general-purpose" },
 });
 
+/** The workspace folder a request's system prompt names. */
+const rootOf = (request: RecordedRequest) =>
+  /You work in the workspace (\S+) on/.exec(request.text)?.[1] ?? "(no workspace in the prompt)";
+
 /** The invocations of a handler Restate knows of, from its admin SQL. */
 async function invocations(handler: "subagent"): Promise<{ key: string; status: string }[]> {
   const response = await fetch(`${cluster.admin}/query`, {
@@ -44,19 +48,35 @@ it("a durable session's agent call runs the child as its own invocation in the p
 }, async () => {
   const repo = await createGitRepo(path.join(cluster.dir, "repo"), { "app.txt": "v1\n" });
   const log = path.join(cluster.dir, "child.log");
+  // the parent names its file by its absolute path, as models do: the child reads it in its own folder
+  const roots = { parent: "", child: "" };
+  const delegate = agentCall("");
+  const report = { text: "" };
   const model = await startModelServer([
     { toolCalls: [command("echo made by the parent > parent.txt")] },
-    { toolCalls: [agentCall("copy the parent's file and add yours")] },
+    {
+      toolCalls: [delegate],
+      expect: (request) => {
+        roots.parent = rootOf(request);
+        delegate.args.prompt = `copy ${roots.parent}/parent.txt and add yours`;
+      },
+    },
     // the child, on whichever worker Restate picked, in a checkout that has the parent's change
     {
       toolCalls: [command(`cat parent.txt >> ${log}; echo made by the child > child.txt`)],
-      expect: (request) => expect(request.text).toContain("copy the parent's file and add yours"),
+      expect: (request) => {
+        roots.child = rootOf(request);
+        expect(roots.child).toMatch(/\.agent-1-1$/);
+        expect(request.text).toContain(`copy ${roots.child}/parent.txt and add yours`);
+        expect(request.text).not.toContain(`${roots.parent}/parent.txt`);
+        report.text = `child report: ${roots.child}/child.txt written`;
+      },
     },
-    { text: "child report: child.txt written" },
-    // the parent again: the report is the call's result, and the child's file is in its workspace
+    report,
+    // the parent again: the report is the call's result, in its paths, and the child's file is in its workspace
     {
       toolCalls: [command(`cat child.txt >> ${log}`)],
-      expect: (request) => expect(request.text).toContain("child report: child.txt written"),
+      expect: (request) => expect(request.text).toContain(`child report: ${roots.parent}/child.txt written`),
     },
     { text: "all done" },
   ]);
@@ -68,7 +88,8 @@ it("a durable session's agent call runs the child as its own invocation in the p
   });
   expect(readFileSync(log, "utf8")).toBe("made by the parent\nmade by the child\n");
   const child = await status(cluster, `${id}.agent-1-1`);
-  expect(child).toMatchObject({ state: "completed", result: "child report: child.txt written" });
+  const answer = `child report: ${roots.parent}/child.txt written`;
+  expect(child).toMatchObject({ state: "completed", result: answer });
   expect(workers.map((worker) => worker.id)).toContain(child.worker);
   expect(await invocations("subagent")).toContainEqual({ key: `${id}.agent-1-1`, status: "completed" });
   // the child's own lines, and the parent's line that names it
@@ -80,7 +101,7 @@ it("a durable session's agent call runs the child as its own invocation in the p
   expect(JSON.parse(childLines.stdout.trim().split("\n").at(-1) ?? "")).toMatchObject({
     type: "result",
     subtype: "success",
-    result: "child report: child.txt written",
+    result: answer,
   });
   const parentLines = await follow(id);
   expect(parentLines.stdout).toContain(`"subagent_session_id":"${id}.agent-1-1"`);
