@@ -54,6 +54,9 @@ const SubagentInputSchema = z.object({
 
 type SubagentInput = z.infer<typeof SubagentInputSchema>;
 
+/** A subagent's own session object, beside its parent's (never a session's own key). */
+const SUBAGENT_KEY = /\.agent-\d+-\d+$/;
+
 export interface SubagentChannelDeps {
   ctx: DurableContext;
   /** The children's keys start with it: `<session>.agent-<prompt>`. */
@@ -127,6 +130,10 @@ export async function runSubagent(
   raw: unknown,
   worker: WorkerEnv,
 ): Promise<SubagentAnswer> {
+  if (!SUBAGENT_KEY.test(ctx.sessionId))
+    throw new DurableInputError(
+      `the subagent handler runs a session's agents under keys <session>.agent-<prompt>-<n>, not "${ctx.sessionId}"`,
+    );
   const parsed = SubagentInputSchema.safeParse(raw);
   if (!parsed.success) throw new DurableInputError(`bad subagent request: ${parsed.error.message}`);
   const input = parsed.data;

@@ -207,3 +207,18 @@ it("cancelling the parent cancels its running child", { timeout: 300_000 }, asyn
   expect(readFileSync(marks, "utf8")).toBe("started\n");
   model.assertDone();
 });
+
+it("the subagent handler refuses a session's own key and a malformed request, at once", async () => {
+  const post = (key: string, body: unknown) =>
+    fetch(`${cluster.ingress}/GantrySession/${key}/subagent`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  const own = await post("gs-plain", {});
+  expect(own.status).toBe(400);
+  expect(await own.text()).toContain("keys <session>.agent-<prompt>-<n>");
+  const malformed = await post("gs-plain.agent-1-1", { request: { prompt: "" } });
+  expect(malformed.status).toBe(400);
+  expect(await malformed.text()).toContain("bad subagent request");
+});
