@@ -20,7 +20,7 @@ export interface DurableContext extends StateReader, StateWriter {
   /**
    * Calls the `subagent` handler of the session objects `calls` name, each its own invocation on any
    * worker, and waits for all their answers (journaled: a replay never starts them again). A cancel of
-   * this session cancels them too.
+   * this session cancels them too. An invocation that failed for good answers `{ failed: why }`.
    */
   callSubagents(calls: { key: string; input: unknown }[]): Promise<unknown[] | { cancelled: true }>;
   /** Tells the session index (gantry sessions) how this session stands. */

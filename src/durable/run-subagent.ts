@@ -98,7 +98,13 @@ export function createSubagentChannel(deps: SubagentChannelDeps): SubagentChanne
         const result: RemoteOutcome = { ok: false, code: "aborted", message: "the session was cancelled" };
         return requests.map(() => ({ result }));
       }
-      return answers.map((answer): SubagentArrival => ({ ...(answer as SubagentAnswer), sent }));
+      return answers.map((answer): SubagentArrival => {
+        if (typeof answer === "object" && answer !== null && "failed" in answer) {
+          const message = `its invocation failed: ${String(answer.failed)}`;
+          return { result: { ok: false, code: "execution_failed", message } };
+        }
+        return { ...(answer as SubagentAnswer), sent };
+      });
     },
   };
 }

@@ -163,14 +163,17 @@ function durableContext(ctx: restate.ObjectContext): DurableContext {
     },
     async callSubagents(calls) {
       const answers = calls.map((call) =>
-        ctx.genericCall<unknown, unknown>({
-          service: SESSION_SERVICE,
-          method: "subagent",
-          key: call.key,
-          parameter: call.input,
-          inputSerde: restate.serde.json,
-          outputSerde: restate.serde.json,
-        }),
+        ctx
+          .genericCall<unknown, unknown>({
+            service: SESSION_SERVICE,
+            method: "subagent",
+            key: call.key,
+            parameter: call.input,
+            inputSerde: restate.serde.json,
+            outputSerde: restate.serde.json,
+          })
+          // an invocation that failed for good is that agent's failure, not the session's
+          .map((answer, failure) => (failure ? { failed: failure.message } : answer)),
       );
       if (controller.signal.aborted) return cancelCalls(ctx);
       const first = await restate.RestatePromise.race([restate.RestatePromise.all(answers), cancellation()]);
