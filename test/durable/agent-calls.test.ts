@@ -85,8 +85,11 @@ it("an agent call in a durable session starts its agent through the channel, in 
   expect(brought).toEqual(["the child's changes"]);
 });
 
-it("invoke_subagent from the main agent waits for all its agents, in the order asked", async () => {
+it("invoke_subagent from the main agent waits for all its agents, in the order asked, and says so", async () => {
   const { pipeline, started } = await durableAgents();
+  const declared = pipeline.registry.declarations().map((d) => `${d.name}: ${d.description}`);
+  expect(declared.find((line) => line.startsWith("invoke_subagent:"))).toContain("waits for them");
+  expect(declared.find((line) => line.startsWith("agent:"))).toContain("foreground only");
   const result = await pipeline.run({
     name: "invoke_subagent",
     callId: "c2",
