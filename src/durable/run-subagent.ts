@@ -129,7 +129,8 @@ interface ChildRun {
  * The `subagent` handler: one foreground agent of a session as its own invocation, on whichever worker
  * Restate picks. The same startAgent as locally (type, tools, model) over a session opened like the
  * parent's (trust, approval mode, grants), in a checkout of the parent's workspace; every model turn and
- * tool call journaled; asks are durable promises on this object. Answers the agent's outcome and its workspace.
+ * tool call journaled. As locally, a call that would ask the user is denied (SPEC §6: subagents never ask).
+ * Answers the agent's outcome and its workspace.
  */
 export async function runSubagent(
   ctx: DurableContext,
@@ -142,20 +143,8 @@ export async function runSubagent(
     );
   const parsed = SubagentInputSchema.safeParse(raw);
   if (!parsed.success) throw new DurableInputError(`bad subagent request: ${parsed.error.message}`);
-  const input = parsed.data;
-  const status: SessionStatus = {
-    id: ctx.sessionId,
-    state: "running",
-    repo: input.parent.repo,
-    prompt: promptHeadline(input.request.description || input.request.prompt),
-    prompts: 1,
-    turns: 0,
-    asks: [],
-  };
-  const started = await ctx.journal.step("started", async () => Date.now());
-  const run: ChildRun = { ctx, worker, input, status, log: createEventLog(ctx, 0), started };
-  ctx.set(STATE.invocation, ctx.invocationId);
-  save(run, true);
+  const run = await beginRun(ctx, parsed.data, worker);
+  const { input } = run;
   const root = await checkoutWorkspace(worker.workdir, ctx.sessionId, input.source);
   const session = openDurableSession(worker, {
     sessionId: ctx.sessionId,
@@ -253,6 +242,7 @@ function childHost(run: ChildRun, session: DurableSession, sync: WorkspaceSync, 
   host.pipeline = journaledPipeline({
     pipeline: session.pipeline,
     journal,
+    // a subagent's consent denies instead of asking; an ask that still came would wait on this object
     asks: createAskChannel(ctx, run.status, run.log, () => save(run, true)),
     workspace: sync,
     workerId: worker.workerId,
@@ -282,6 +272,23 @@ function recordEvent(run: ChildRun, event: AgentEvent): void {
     save(run, false);
   }
   if (event.type === "turn_end" || event.type === "tool_result") run.log.flush();
+}
+
+async function beginRun(ctx: DurableContext, input: SubagentInput, worker: WorkerEnv): Promise<ChildRun> {
+  const status: SessionStatus = {
+    id: ctx.sessionId,
+    state: "running",
+    repo: input.parent.repo,
+    prompt: promptHeadline(input.request.description || input.request.prompt),
+    prompts: 1,
+    turns: 0,
+    asks: [],
+  };
+  const started = await ctx.journal.step("started", async () => Date.now());
+  const run: ChildRun = { ctx, worker, input, status, log: createEventLog(ctx, 0), started };
+  ctx.set(STATE.invocation, ctx.invocationId);
+  save(run, true);
+  return run;
 }
 
 /** The child's state as `gantry sessions` shows it: killed = cancelled; paused (its turn limit) = max_turns. */
