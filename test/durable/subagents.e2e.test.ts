@@ -2,7 +2,12 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runGantry } from "../support/cli.js";
-import { type ModelServer, type RecordedRequest, startModelServer } from "../support/model-server.js";
+import {
+  type ModelServer,
+  type RecordedRequest,
+  type ScriptedTurn,
+  startModelServer,
+} from "../support/model-server.js";
 import { createGitRepo, type RestateCluster, type Worker, waitFor } from "../support/restate.js";
 import { command, startTwoMachines, status, submit, waitForState } from "./support.js";
 
@@ -149,6 +154,57 @@ it("a worker killed while the child runs: the child finishes on the other, the p
   // one invocation for the child, though its worker (and maybe its parent's) died under it
   const runs = (await invocations("subagent")).filter((run) => run.key === `${id}.agent-1-1`);
   expect(runs).toHaveLength(1);
+  model.assertDone();
+});
+
+/** A child's turn that fits whichever child asks: its command first, then its report. */
+function childTurn(): ScriptedTurn {
+  const turn: {
+    text?: string;
+    toolCalls?: ReturnType<typeof command>[];
+    expect: (r: RecordedRequest) => void;
+  } = {
+    expect: (request) => {
+      const which = request.text.includes("task one") ? "one" : "two";
+      if (request.text.includes(`> ${which}.txt`)) turn.text = `${which} done`;
+      else turn.toolCalls = [command(`echo ${which} > ${which}.txt`)];
+    },
+  };
+  return turn;
+}
+
+it("invoke_subagent's two agents run as two invocations, and both their changes come back to the parent", {
+  timeout: 300_000,
+}, async () => {
+  const repo = await createGitRepo(path.join(cluster.dir, "repo-two"), { "app.txt": "v1\n" });
+  const log = path.join(cluster.dir, "two.log");
+  const model = await startModelServer([
+    {
+      toolCalls: [
+        { name: "invoke_subagent", args: { Subagents: [{ Prompt: "task one" }, { Prompt: "task two" }] } },
+      ],
+    },
+    childTurn(),
+    childTurn(),
+    childTurn(),
+    childTurn(),
+    {
+      toolCalls: [command(`cat one.txt two.txt >> ${log}`)],
+      expect: (request) => {
+        expect(request.text).toContain("one done");
+        expect(request.text).toContain("two done");
+      },
+    },
+    { text: "both done" },
+  ]);
+  models.push(model);
+  const id = await submit(cluster, model, repo, "delegate two", ["--approval-mode", "yolo"]);
+  expect(await waitForState(cluster, id, ["completed", "failed", "cancelled"])).toMatchObject({
+    state: "completed",
+    result: "both done",
+    subagents: [`${id}.agent-1-1`, `${id}.agent-1-2`],
+  });
+  expect(readFileSync(log, "utf8")).toBe("one\ntwo\n");
   model.assertDone();
 });
 
