@@ -22,6 +22,7 @@ import { createSessionPermissions, type SessionPermissions } from "./policy/perm
 import { createPolicyStep } from "./policy/policy-step.js";
 import { lazySkillCatalog, type SkillCatalog } from "./skills/catalog.js";
 import { createSubagentHost, type SubagentHost } from "./subagents/host.js";
+import type { RemoteAgents } from "./subagents/remote.js";
 import { createBuiltinTools } from "./tools/builtin.js";
 import type { AnyTool } from "./tools/contract.js";
 import type { BackgroundKind, EditorFiles, SessionLifecycle } from "./tools/environment.js";
@@ -93,6 +94,8 @@ export interface GantryOptions {
   editorFiles?: EditorFiles;
   /** What the agent has read, for stale-edit checks; a durable session passes one it can list and restore. */
   readLedger?: ReadLedger;
+  /** Where foreground subagents run when not in this process (a durable session: their own invocations). */
+  remoteAgents?: RemoteAgents;
 }
 
 export interface BackgroundWork {
@@ -231,6 +234,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     lifecycle,
     openSession,
     hooks,
+    ...(options.remoteAgents ? { remote: options.remoteAgents } : {}),
   });
   const registry = createToolRegistry(
     createBuiltinTools({

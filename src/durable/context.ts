@@ -17,6 +17,12 @@ export interface DurableContext extends StateReader, StateWriter {
   readonly attemptEnded: AbortSignal;
   /** A durable promise for one ask: its id (resolvable at the ingress) and a wait that outlives any process. */
   durablePromise(): { id: string; wait(): Promise<AskAnswer | { cancelled: true } | { invalid: string }> };
+  /**
+   * Calls the `subagent` handler of the session objects `calls` name, each its own invocation on any
+   * worker, and waits for all their answers (journaled: a replay never starts them again). A cancel of
+   * this session cancels them too. An invocation that failed for good answers `{ failed: why }`.
+   */
+  callSubagents(calls: { key: string; input: unknown }[]): Promise<unknown[] | { cancelled: true }>;
   /** Tells the session index (gantry sessions) how this session stands. */
   notifyIndex(summary: SessionSummary): void;
 }

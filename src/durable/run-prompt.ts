@@ -5,32 +5,22 @@ import type { AgentEvent } from "../agent/events.js";
 import { type AgentLoopOptions, type AgentRunResult, runAgentLoop } from "../agent/loop.js";
 import { createSessionEvents } from "../cli/session-events.js";
 import { eventLine, initLine, resultLine } from "../cli/stream-json.js";
-import { createGantrySession, type GantrySession } from "../gantry.js";
 import type { SessionHooks } from "../hooks/lifecycle.js";
 import { loopHooksFor } from "../hooks/loop-bridge.js";
 import type { ModelClient } from "../models/client.js";
 import { modelClientFor, retryFromEnvironment } from "../session/open.js";
+import { createDurableAgents } from "./agent-calls.js";
 import { createAskChannel } from "./ask-channel.js";
-import { createDurableAsker } from "./asks.js";
 import { checkoutWorkspace, removeWorkspace, resolveSource, type WorkspaceSource } from "./checkout.js";
 import { type DurableContext, DurableInputError, type WorkerEnv } from "./context.js";
 import { createEventLog, type EventLog } from "./event-log.js";
+import { type DurableSession, openDurableSession } from "./open-session.js";
 import { type PromptInput, PromptInputSchema } from "./prompt-input.js";
+import { createSubagentChannel } from "./run-subagent.js";
 import { journaledSessionHooks } from "./session-hooks.js";
 import { promptHeadline, type SessionStatus, STATE, stateAfter, summaryOf } from "./session-state.js";
-import { createListedReadLedger, createWorkspaceSync, type SessionSnapshot } from "./session-sync.js";
+import { createWorkspaceSync, type SessionSnapshot } from "./session-sync.js";
 import { journaledModel, journaledPipeline } from "./steps.js";
-
-/** Tools that live in one process (timers, background agents): not offered in a durable session. */
-const IN_PROCESS_TOOLS = [
-  "schedule",
-  "agent",
-  "invoke_subagent",
-  "define_subagent",
-  "send_message",
-  "list_agents",
-  "manage_subagents",
-];
 
 /** Everything one run of the prompt handler shares. */
 interface PromptRun {
@@ -128,28 +118,16 @@ async function sourceOf(run: PromptRun): Promise<WorkspaceSource | { error: stri
 }
 
 function openSession(run: PromptRun, root: string): DurableSession {
-  const ledger = createListedReadLedger();
-  const session = createGantrySession({
-    workspace: root,
-    home: run.worker.home,
-    // SPEC §5a: a checked-out repository is somebody else's configuration unless the submitter vouches for it
-    trust: run.input.trust ? { trustedBy: "gantry submit --trust" } : false,
-    defaultApprovalMode: "default",
+  return openDurableSession(run.worker, {
+    sessionId: run.ctx.sessionId,
+    root,
+    ...(run.input.trust ? { trust: true } : {}),
     ...(run.input.approvalMode ? { approvalMode: run.input.approvalMode } : {}),
-    asker: createDurableAsker(),
-    readLedger: ledger,
-    // search_web's `model` backend and generate_image use the prompt's provider
     ...(run.input.model ? { model: run.input.model } : {}),
     ...(run.input.baseUrl ? { baseUrl: run.input.baseUrl } : {}),
+    remoteAgents: createDurableAgents(),
   });
-  session.identify({ sessionId: run.ctx.sessionId, transcriptPath: "" });
-  for (const line of session.configNotices()) run.worker.log(`session ${run.ctx.sessionId}: ${line}`);
-  for (const name of IN_PROCESS_TOOLS)
-    if (session.registry.lookup(name)) session.registry.setEnabled(name, false);
-  return Object.assign(session, { ledger });
 }
-
-type DurableSession = GantrySession & { ledger: ReturnType<typeof createListedReadLedger> };
 
 async function runLoop(
   run: PromptRun,
@@ -245,8 +223,40 @@ async function journaledSteps(run: PromptRun, session: DurableSession, source: W
     onStepDone: (ranOn) => {
       run.status.worker = ranOn;
     },
+    agents: createSubagentChannel({
+      ctx,
+      prefix: `${ctx.sessionId}.agent-${run.status.prompts}`,
+      root: session.workspace.root,
+      source,
+      sync,
+      parent: {
+        repo: run.status.repo,
+        ...(run.input.trust ? { trust: true } : {}),
+        ...(run.input.model ? { model: run.input.model } : {}),
+        ...(run.input.baseUrl ? { baseUrl: run.input.baseUrl } : {}),
+      },
+      // the mode as it is at the call: a child never gets more than its parent has then
+      approvalMode: () => session.permissions.mode ?? "default",
+      announce: (agents) => announceAgents(run, agents),
+    }),
   });
   return { pipeline, sync };
+}
+
+/** A subagent's line in the parent's log, and its key in the status: follow it or answer its asks there. */
+function announceAgents(run: PromptRun, agents: { key: string; description: string }[]): void {
+  for (const { key, description } of agents) {
+    run.log.push({
+      type: "system",
+      subtype: "subagent",
+      subagent_session_id: key,
+      description,
+      session_id: run.ctx.sessionId,
+    });
+  }
+  run.status.subagents = [...(run.status.subagents ?? []), ...agents.map((agent) => agent.key)];
+  run.log.flush();
+  saveStatus(run, false);
 }
 
 /** Every loop event but live tool output becomes its stream-json line; a result or a turn's end flushes them. */

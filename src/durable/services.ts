@@ -5,6 +5,7 @@ import { type DurableContext, DurableInputError, type WorkerEnv } from "./contex
 import { readEventLog } from "./event-log.js";
 import type { Journal } from "./journal.js";
 import { runPrompt } from "./run-prompt.js";
+import { runSubagent } from "./run-subagent.js";
 import { ENDED_STATES, type SessionStatus, type SessionSummary, STATE } from "./session-state.js";
 
 /** Restate names: the session object (keyed by session id) and the index `gantry sessions` lists. */
@@ -42,15 +43,11 @@ export function defineServices(worker: WorkerEnv) {
   const session = restate.object({
     name: SESSION_SERVICE,
     handlers: {
-      prompt: async (ctx: restate.ObjectContext, input: unknown) => {
-        try {
-          return await runPrompt(durableContext(ctx), input, worker);
-        } catch (cause) {
-          if (cause instanceof DurableInputError)
-            throw new restate.TerminalError(cause.message, { errorCode: 400 });
-          throw cause;
-        }
-      },
+      prompt: async (ctx: restate.ObjectContext, input: unknown) =>
+        badInputIsFinal(() => runPrompt(durableContext(ctx), input, worker)),
+      // a foreground subagent of a session, as its own invocation (keyed <session>.agent-<prompt>-<n>)
+      subagent: async (ctx: restate.ObjectContext, input: unknown) =>
+        badInputIsFinal(() => runSubagent(durableContext(ctx), input, worker)),
       answer: restate.handlers.object.shared(answerAsk),
       cancel: restate.handlers.object.shared(cancelSession),
       status: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext) => statusOf(ctx)),
@@ -66,6 +63,17 @@ export function defineServices(worker: WorkerEnv) {
     options: { explicitCancellation: true },
   });
   return [session, sessionIndex];
+}
+
+/** Bad input is answered at once (HTTP 400) and never retried. */
+async function badInputIsFinal<T>(handler: () => Promise<T>): Promise<T> {
+  try {
+    return await handler();
+  } catch (cause) {
+    if (cause instanceof DurableInputError)
+      throw new restate.TerminalError(cause.message, { errorCode: 400 });
+    throw cause;
+  }
 }
 
 async function statusOf(ctx: restate.ObjectSharedContext): Promise<SessionStatus> {
@@ -102,6 +110,12 @@ async function cancelSession(ctx: restate.ObjectSharedContext) {
 }
 
 const CANCELLED = { cancelled: true } as const;
+
+/** With explicit cancellation Restate leaves a cancelled session's calls running: they are cancelled here. */
+async function cancelCalls(ctx: restate.ObjectContext): Promise<typeof CANCELLED> {
+  await (ctx as unknown as restate.internal.ContextInternal).cancelPreviousCalls();
+  return CANCELLED;
+}
 
 /** The prompt handler's view of Restate: every wait is raced against cancellation, which aborts the loop. */
 function durableContext(ctx: restate.ObjectContext): DurableContext {
@@ -146,6 +160,24 @@ function durableContext(ctx: restate.ObjectContext): DurableContext {
           }
         },
       };
+    },
+    async callSubagents(calls) {
+      const answers = calls.map((call) =>
+        ctx
+          .genericCall<unknown, unknown>({
+            service: SESSION_SERVICE,
+            method: "subagent",
+            key: call.key,
+            parameter: call.input,
+            inputSerde: restate.serde.json,
+            outputSerde: restate.serde.json,
+          })
+          // an invocation that failed for good is that agent's failure, not the session's
+          .map((answer, failure) => (failure ? { failed: failure.message } : answer)),
+      );
+      if (controller.signal.aborted) return cancelCalls(ctx);
+      const first = await restate.RestatePromise.race([restate.RestatePromise.all(answers), cancellation()]);
+      return first === CANCELLED ? cancelCalls(ctx) : (first as unknown[]);
     },
     notifyIndex: (summary) => ctx.objectSendClient(sessionIndex, INDEX_KEY).record(summary),
   };

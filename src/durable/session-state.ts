@@ -38,6 +38,8 @@ export interface SessionStatus {
   /** The worker that ran the session's latest step. */
   worker?: string;
   asks: OpenAsk[];
+  /** The session objects of the subagents this prompt started (`<id>.agent-<prompt>-<n>`). */
+  subagents?: string[];
   result?: string;
   error?: string;
 }

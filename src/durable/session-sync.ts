@@ -31,6 +31,11 @@ export interface WorkspaceSync {
   note(snapshot: SessionSnapshot): void;
   /** Everything noted so far, merged: what the session's next prompt starts from. */
   current(): SessionSnapshot;
+  /**
+   * Applies what a subagent changed in its own copy (its `end` on top of the `sent` workspace) to this
+   * workspace; says why not when they cannot be applied. Grants and reads stay this session's own.
+   */
+  bringBack(sent: SessionSnapshot | undefined, end: SessionSnapshot): Promise<string | undefined>;
 }
 
 export interface WorkspaceSyncDeps {
@@ -81,7 +86,43 @@ export function createWorkspaceSync(deps: WorkspaceSyncDeps): WorkspaceSync {
       };
     },
     current: () => latest,
+    async bringBack(sent, end) {
+      if (deps.source.mode !== "git" || (end.patch ?? "") === (sent?.patch ?? "")) return undefined;
+      if (end.patchTooLarge)
+        return `its changes grew past ${PATCH_LIMIT} bytes and were not brought back to this workspace`;
+      try {
+        const delta = await patchBetween(deps, deps.source.commit, sent?.patch, end.patch);
+        if (delta !== "")
+          await runGit(deps.root, ["apply", "--binary", "--whitespace=nowarn", "-"], { input: delta });
+        return undefined;
+      } catch (cause) {
+        return `its changes could not be applied to this workspace (it changed since): ${(cause as Error).message}`;
+      }
+    },
   };
+}
+
+let scratchCount = 0;
+
+/** The changes from one workspace state to another (both as patches on `commit`), built in a scratch index. */
+async function patchBetween(
+  deps: WorkspaceSyncDeps,
+  commit: string,
+  from: string | undefined,
+  to: string | undefined,
+): Promise<string> {
+  const treeOf = async (patch: string | undefined) => {
+    const env = { GIT_INDEX_FILE: `${deps.scratchIndex}.${++scratchCount}` };
+    try {
+      await runGit(deps.root, ["read-tree", commit], { env });
+      if (patch) await runGit(deps.root, ["apply", "--cached", "--binary", "-"], { env, input: patch });
+      return (await runGit(deps.root, ["write-tree"], { env })).trim();
+    } finally {
+      await rm(env.GIT_INDEX_FILE, { force: true });
+    }
+  };
+  const [before, after] = [await treeOf(from), await treeOf(to)];
+  return runGit(deps.root, ["diff", "--binary", "--no-color", "--no-ext-diff", before, after]);
 }
 
 /** Every change since `commit`, untracked files included and ignored ones not, without touching the real index. */

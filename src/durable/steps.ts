@@ -1,6 +1,9 @@
 import type { ModelClient, ModelStreamPart } from "../models/client.js";
+import type { RemoteOutcome } from "../subagents/remote.js";
+import type { SpawnRequest } from "../subagents/spawn.js";
 import { errorResult, type ToolResult } from "../tools/contract.js";
 import type { RunOptions, ToolCallRequest, ToolPipeline } from "../tools/pipeline.js";
+import { type SubagentArrival, type SubagentChannel, withAgentOutcomes } from "./agent-calls.js";
 import { type AskAnswer, type AskChannel, type PendingAsk, withAnswers } from "./asks.js";
 import type { Journal } from "./journal.js";
 import type { SessionSnapshot, WorkspaceSync } from "./session-sync.js";
@@ -39,12 +42,16 @@ export interface ToolStepDeps {
   /** Who runs the steps: recorded with each call so `status` says where the session last worked. */
   workerId: string;
   onStepDone?: (worker: string) => void;
+  /** Runs the foreground subagents a call starts as their own invocations; absent, none can start. */
+  agents?: SubagentChannel;
 }
 
 /** What one journaled execution of a call recorded. */
 interface CallOutcome {
   result?: ToolResult;
   pending?: PendingAsk;
+  /** Subagents the call started: they run as their own invocations, then the call runs again. */
+  agents?: SpawnRequest[];
   snapshot?: SessionSnapshot;
   worker: string;
 }
@@ -71,6 +78,9 @@ async function runJournaledCall(
   const callId = request.callId ?? "call";
   const readOnly = deps.pipeline.registry.lookup(request.name)?.spec.safety === "read_only";
   const answers: AskAnswer[] = [];
+  const agents: RemoteOutcome[] = [];
+  // subagents' answers whose workspace changes the next execution brings back before it runs
+  let arrived: SubagentArrival[] = [];
   for (let round = 0; ; round++) {
     let fresh = readOnly;
     if (!readOnly) {
@@ -84,17 +94,53 @@ async function runJournaledCall(
       async () => {
         if (!fresh) return { result: interruptedResult(request.name), worker: deps.workerId };
         await deps.workspace.prepare();
-        const ran = await withAnswers([...answers], () => deps.pipeline.run(request, options));
-        if (ran.pending) return { pending: ran.pending, worker: deps.workerId };
-        const snapshot = readOnly ? undefined : await deps.workspace.snapshot();
-        return { result: ran.value, worker: deps.workerId, ...(snapshot ? { snapshot } : {}) };
+        const outcomes = [
+          ...agents.slice(0, agents.length - arrived.length),
+          ...(await bringBack(deps, arrived)),
+        ];
+        const ran = await withAgentOutcomes(outcomes, () =>
+          withAnswers([...answers], () => deps.pipeline.run(request, options)),
+        );
+        const changed = !readOnly || arrived.length > 0;
+        const snapshot = changed ? await deps.workspace.snapshot() : undefined;
+        const kept = { worker: deps.workerId, ...(snapshot ? { snapshot } : {}) };
+        if (ran.value.pending) return { pending: ran.value.pending, ...kept };
+        if (ran.requests.length > 0) return { agents: ran.requests, ...kept };
+        return { result: ran.value.value, ...kept };
       },
     );
+    arrived = [];
     if (outcome.snapshot) deps.workspace.note(outcome.snapshot);
     deps.onStepDone?.(outcome.worker);
-    if (!outcome.pending) return outcome.result as ToolResult;
-    answers.push(await deps.asks.ask(outcome.pending, callId));
+    if (outcome.pending) answers.push(await deps.asks.ask(outcome.pending, callId));
+    else if (outcome.agents) {
+      arrived = await startAgents(deps, outcome.agents);
+      agents.push(...arrived.map((arrival) => arrival.result));
+    } else return outcome.result as ToolResult;
   }
+}
+
+async function startAgents(deps: ToolStepDeps, requests: SpawnRequest[]): Promise<SubagentArrival[]> {
+  if (deps.agents) return deps.agents.call(requests);
+  const message = "subagents cannot start in this session";
+  return requests.map(() => ({ result: { ok: false, code: "unavailable", message } }));
+}
+
+/** Applies each arrived agent's workspace changes here; a change that does not apply is told in its report. */
+async function bringBack(deps: ToolStepDeps, arrived: SubagentArrival[]): Promise<RemoteOutcome[]> {
+  const outcomes: RemoteOutcome[] = [];
+  for (const arrival of arrived) {
+    const problem = arrival.snapshot
+      ? await deps.workspace.bringBack(arrival.sent, arrival.snapshot)
+      : undefined;
+    const { result } = arrival;
+    outcomes.push(
+      problem && result.ok
+        ? { ok: true, outcome: { ...result.outcome, text: `${result.outcome.text}\n\n(Note: ${problem}.)` } }
+        : result,
+    );
+  }
+  return outcomes;
 }
 
 function interruptedResult(tool: string): ToolResult {

@@ -14,6 +14,7 @@ import type { WorkspaceTrust } from "../trust/workspace-trust.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { isModelTier, modelForTier } from "./model-tiers.js";
 import { createRunningAgents, type RunningAgents } from "./registry.js";
+import type { RemoteAgents } from "./remote.js";
 import { listSavedAgents } from "./transcript.js";
 import { createSubagentCatalog, type SubagentCatalog, type SubagentDefinition } from "./types.js";
 import { removeAgentWorktree } from "./worktree.js";
@@ -64,6 +65,8 @@ export interface SubagentHostDeps {
   hooks?: SessionHooks;
   /** Where notices for the user go (a model tier this provider lacks); default: stderr, prefixed `gantry: `. */
   notice?: (line: string) => void;
+  /** Runs foreground agents outside this process (a durable session); background ones are then refused. */
+  remote?: RemoteAgents;
 }
 
 export interface SubagentLimits {

@@ -12,6 +12,7 @@ import { resolveToolAccess, SUBAGENT_TOOL_NAMES } from "./access.js";
 import { type ForkTurns, forkDirective, forkHistory, forkToolGate } from "./fork.js";
 import type { ChildSession, SubagentHost } from "./host.js";
 import type { AgentRecord, AgentState } from "./registry.js";
+import { startRemoteAgent } from "./remote.js";
 import { openTranscript, type TranscriptMeta } from "./transcript.js";
 import { FORK_TYPE, type SubagentDefinition } from "./types.js";
 import { finishWorkspace, openAgentWorkspace, type WorktreeReport } from "./workspace.js";
@@ -94,6 +95,9 @@ export async function startAgent(
       `unknown subagent_type "${request.type}"; known types: ${[FORK_TYPE, ...known].join(", ")}`,
     );
   }
+  // the model and the plan are made where the agent runs; still before any await, so the agents of one
+  // call reach the remote runner in the order they were asked for
+  if (host.deps.remote && !revive) return startRemoteAgent(host, host.deps.remote, request);
   const model = host.modelFor(request.model ?? host.definitionModel(definition));
   if (typeof model === "string") return fail("unavailable", model);
 

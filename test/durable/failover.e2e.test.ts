@@ -2,43 +2,22 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type ModelServer, startModelServer } from "../support/model-server.js";
-import {
-  createGitRepo,
-  freePort,
-  type RestateCluster,
-  startRestate,
-  startWorker,
-  type Worker,
-  waitFor,
-} from "../support/restate.js";
-import { KEYS, status, submit, waitForState, workerPaths } from "./support.js";
+import { createGitRepo, type RestateCluster, type Worker, waitFor } from "../support/restate.js";
+import { command, startTwoMachines, status, submit, waitForState } from "./support.js";
 
 let cluster: RestateCluster;
-const workers: Worker[] = [];
+let workers: Worker[] = [];
 let model: ModelServer | undefined;
 
 beforeAll(async () => {
-  cluster = await startRestate();
-  const port = await freePort();
-  // separate workdirs, as on two machines: the second worker checks the repository out anew
-  for (const name of ["w1", "w2"])
-    workers.push(
-      await startWorker(cluster, port, {
-        ...(await workerPaths(cluster, name, { ownWorkdir: true })),
-        env: KEYS,
-      }),
-    );
+  // separate workdirs, as on two machines: another worker checks the workspace out anew
+  ({ cluster, workers } = await startTwoMachines());
 }, 120_000);
 
 afterAll(async () => {
   for (const worker of workers) await worker.kill();
   await model?.close();
   await cluster?.stop();
-});
-
-const command = (line: string) => ({
-  name: "run_command",
-  args: { CommandLine: line, Cwd: ".", WaitMsBeforeAsync: 30_000 },
 });
 
 it("a worker killed mid-call: the session completes on the other, no side effect runs twice, the model hears of the interruption", {

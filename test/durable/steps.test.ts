@@ -27,6 +27,7 @@ const noSync: WorkspaceSync = {
   snapshot: async () => ({ grants: [], reads: [] }),
   note: () => undefined,
   current: () => ({ grants: [], reads: [] }),
+  bringBack: async () => undefined,
 };
 const noAsks: AskChannel = { ask: async () => ({ kind: "permission", choice: "deny", message: "no" }) };
 

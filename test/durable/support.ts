@@ -2,7 +2,14 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { runGantry } from "../support/cli.js";
 import type { ModelServer } from "../support/model-server.js";
-import { type RestateCluster, waitFor } from "../support/restate.js";
+import {
+  freePort,
+  type RestateCluster,
+  startRestate,
+  startWorker,
+  type Worker,
+  waitFor,
+} from "../support/restate.js";
 
 export const KEYS = { OPENAI_API_KEY: "test-key" };
 
@@ -40,6 +47,7 @@ export interface StatusView {
   worker?: string;
   turns: number;
   asks: { askId: string; awakeableId: string; pending: { kind: string } }[];
+  subagents?: string[];
   result?: string;
   error?: string;
 }
@@ -81,3 +89,24 @@ export async function workerPaths(
   await mkdir(home, { recursive: true });
   return { workdir: path.join(cluster.dir, options.ownWorkdir ? `${name}-workdir` : "workdir"), home };
 }
+
+/** A cluster with two workers on one port, each with its own workdir, as on two machines. */
+export async function startTwoMachines(): Promise<{ cluster: RestateCluster; workers: Worker[] }> {
+  const cluster = await startRestate();
+  const port = await freePort();
+  const workers: Worker[] = [];
+  for (const name of ["w1", "w2"])
+    workers.push(
+      await startWorker(cluster, port, {
+        ...(await workerPaths(cluster, name, { ownWorkdir: true })),
+        env: KEYS,
+      }),
+    );
+  return { cluster, workers };
+}
+
+/** A run_command call as the scripted model makes it, waiting for the command in the foreground. */
+export const command = (line: string) => ({
+  name: "run_command",
+  args: { CommandLine: line, Cwd: ".", WaitMsBeforeAsync: 30_000 },
+});

@@ -120,7 +120,8 @@ async function buildRequest(
     description: args.description,
     prompt: args.prompt,
     type,
-    background: !nested && (args.run_in_background ?? true),
+    // agents run elsewhere (a durable session) can only be waited for: there the default is the foreground
+    background: !nested && (args.run_in_background ?? !host.deps.remote),
   };
   if (args.working_dir !== undefined) {
     if (args.run_in_background === true)
@@ -171,6 +172,13 @@ function describeAgentTool(host: SubagentHost): string {
     .list()
     .map((definition) => `- ${definition.name}: ${definition.description.split("\n")[0]}`)
     .join("\n");
+  if (host.deps.remote)
+    return (
+      "Starts a subagent that works autonomously on a multi-step task with its own tools and a clean context, " +
+      "in a copy of this workspace; its file changes come back here. In this durable session agents run in the " +
+      "foreground only: its report is this call's result. Subagents cannot ask the user.\n" +
+      `Subagent types:\n${types}`
+    );
   return (
     "Starts a subagent that works autonomously on a multi-step task with its own tools and a clean context " +
     '(or, with subagent_type "fork", a copy of your conversation). Call it several times in one message to run ' +

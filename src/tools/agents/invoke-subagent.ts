@@ -35,15 +35,17 @@ export function createInvokeSubagentTool(host: SubagentHost) {
   return defineTool({
     spec: {
       name: "invoke_subagent",
-      description:
-        "Starts several subagents in parallel. From the top-level agent they run in the background (ids now, a " +
-        "notification each when done); from a subagent they run in the foreground and their reports come back together.",
+      description: host.deps.remote
+        ? "Starts several subagents in parallel and waits for them: their reports come back together in this result."
+        : "Starts several subagents in parallel. From the top-level agent they run in the background (ids now, a " +
+          "notification each when done); from a subagent they run in the foreground and their reports come back together.",
       parameters: InvokeSubagentParameters,
       safety: "read_only",
       group: "Subagents",
     },
     async execute(args, ctx) {
-      const background = ctx.agentId === "main";
+      // agents run elsewhere (a durable session) are always waited for
+      const background = ctx.agentId === "main" && !host.deps.remote;
       const requests: SpawnRequest[] = [];
       for (const [index, spec] of args.Subagents.entries()) {
         const request = await toRequest(host, spec, background, ctx);
