@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pidNamespacePrefix } from "../dist/hooks/pid-namespace.js";
 import { createModelClient } from "../dist/models/client.js";
+import { toModelMessages } from "../dist/models/messages.js";
 import { createLanguageModel } from "../dist/models/provider.js";
 import { createAgent } from "../dist/sdk/agent.js";
 import { startServerChild } from "./model-server-child.js";
@@ -49,7 +50,11 @@ async function runSession(turns, withHook) {
   mkdirSync(path.join(home, ".agents"), { recursive: true });
   writeFileSync(file, "line one\nline two\nline three\n");
   if (withHook) {
-    const hook = { pre_tool_execution: [{ matcher: "*", hooks: [{ type: "command", command: process.env.BENCH_HOOK_COMMAND ?? "true" }] }] };
+    const hook = {
+      pre_tool_execution: [
+        { matcher: "*", hooks: [{ type: "command", command: process.env.BENCH_HOOK_COMMAND ?? "true" }] },
+      ],
+    };
     writeFileSync(path.join(home, ".agents", "hooks.json"), JSON.stringify({ bench: hook }));
   }
   const script = [];
@@ -95,6 +100,7 @@ async function runSession(turns, withHook) {
   });
   // the hook's floor: the same command spawned bare from this process as it is now (a fork's cost grows
   // with the process's memory, so it is measured with the session's conversation still held)
+  const requestBuilding = withHook ? undefined : conversionTimes(agent.conversation.messages, turns);
   const bareSpawnMs = withHook ? await bareSpawn(100) : undefined;
   // and in the PID namespace every hook runs in (the guarantee that no process of a hook outlives it)
   const namespacedSpawnMs = withHook ? await bareSpawn(100, pidNamespacePrefix()) : undefined;
@@ -108,7 +114,27 @@ async function runSession(turns, withHook) {
   const measured = perTurn
     .slice(0, turns)
     .map((turn) => ({ ...turn, ownMs: turn.ms - turn.modelMs - turn.toolMs }));
-  return { turns: measured, bareSpawnMs, namespacedSpawnMs };
+  return { turns: measured, bareSpawnMs, namespacedSpawnMs, requestBuilding };
+}
+
+/**
+ * Gantry's part of building each model request (src/models/messages.ts turns the conversation into the
+ * AI SDK's messages; it runs inside the model call, so the clock above counts it as the model's): timed
+ * here on the conversation as it stood at turn `window` and at the last turn.
+ */
+function conversionTimes(messages, turns) {
+  const window = Math.min(100, Math.floor(turns / 2));
+  const at = (count) => {
+    const prefix = messages.slice(0, 1 + 2 * count);
+    const samples = [];
+    for (let i = 0; i < 30; i++) {
+      const started = performance.now();
+      toModelMessages(prefix, { toolsDeclared: true, imagesInToolResults: false });
+      samples.push(performance.now() - started);
+    }
+    return median(samples.slice(10));
+  };
+  return { earlyMs: at(window), lateMs: at(turns) };
 }
 
 /** The hook's command (`true` through the shell, with pipes) spawned bare and awaited to its end. */
@@ -130,14 +156,15 @@ async function bareSpawn(count, prefix = []) {
 }
 
 export async function runLoopPair(turns) {
-  const { turns: plain } = await runSession(turns, false);
+  const { turns: plain, requestBuilding } = await runSession(turns, false);
   const { turns: hooked, bareSpawnMs, namespacedSpawnMs } = await runSession(turns, true);
   const own = plain.map((turn) => turn.ownMs);
   const window = Math.min(100, Math.floor(turns / 2));
   return {
-    overheadMs: median(own),
-    earlyMs: mean(own.slice(0, window)),
-    lateMs: mean(own.slice(-window)),
+    overheadMs: median(own) + (requestBuilding.earlyMs + requestBuilding.lateMs) / 2,
+    earlyMs: mean(own.slice(0, window)) + requestBuilding.earlyMs,
+    lateMs: mean(own.slice(-window)) + requestBuilding.lateMs,
+    requestBuilding,
     modelMs: median(plain.map((turn) => turn.modelMs)),
     toolMs: median(plain.map((turn) => turn.toolMs)),
     bareSpawnMs,
