@@ -17,7 +17,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-export const CORPUS = path.join(REPO, ".bench", "corpus");
+// BENCH_CORPUS: an existing corpus to use (another checkout's, so two builds are measured on the same files)
+export const CORPUS = process.env.BENCH_CORPUS ?? path.join(REPO, ".bench", "corpus");
 const SOURCE = path.join(REPO, "node_modules");
 const COPIES = ["copy-a", "copy-b", "copy-c"];
 const MAX_FILE_BYTES = 2 * 1024 * 1024;
