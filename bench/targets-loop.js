@@ -15,7 +15,6 @@ import { createAgent } from "../dist/sdk/agent.js";
 import { startServerChild } from "./model-server-child.js";
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
 
 /** The model client, with the time spent waiting on its stream added up (that is the model's request). */
 function timedModel(model, clock) {
@@ -162,8 +161,8 @@ export async function runLoopPair(turns) {
   const window = Math.min(100, Math.floor(turns / 2));
   return {
     overheadMs: median(own) + (requestBuilding.earlyMs + requestBuilding.lateMs) / 2,
-    earlyMs: mean(own.slice(0, window)) + requestBuilding.earlyMs,
-    lateMs: mean(own.slice(-window)) + requestBuilding.lateMs,
+    earlyMs: median(own.slice(0, window)) + requestBuilding.earlyMs,
+    lateMs: median(own.slice(-window)) + requestBuilding.lateMs,
     requestBuilding,
     modelMs: median(plain.map((turn) => turn.modelMs)),
     toolMs: median(plain.map((turn) => turn.toolMs)),

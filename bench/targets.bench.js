@@ -190,7 +190,7 @@ async function inSession() {
   );
   const flat = loop.lateMs <= loop.earlyMs + 0.25 && loop.lateMs <= 1;
   report(
-    "agent loop: own work, turns 1–100 vs 901–1000",
+    "agent loop: own work, turns 1–100 vs 901–1000 (medians)",
     `${loop.earlyMs.toFixed(2)} → ${loop.lateMs.toFixed(2)}`,
     "flat (≤ +0.25 ms), ≤ 1 ms",
     flat,
