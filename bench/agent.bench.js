@@ -2,11 +2,9 @@
 // against the scripted model server, which runs in its own process (as a real provider would).
 // Prints wall time per turn, the server's own time per response, the tools' time, the harness's
 // overhead (the rest), and heap growth. Usage: node bench/agent.bench.js [turns] [protocol]
-import { fork } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import v8 from "node:v8";
 import vm from "node:vm";
 import { createConversation } from "../dist/agent/conversation.js";
@@ -14,46 +12,11 @@ import { runAgentLoop } from "../dist/agent/loop.js";
 import { createGantrySession } from "../dist/gantry.js";
 import { createModelClient } from "../dist/models/client.js";
 import { createLanguageModel } from "../dist/models/provider.js";
+import { startServerChild } from "./model-server-child.js";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const turns = Number(process.argv[2] ?? process.env.BENCH_TURNS ?? 1000);
 const protocol = process.argv[3] ?? "openai";
 const provider = { openai: "openai", anthropic: "anthropic", gemini: "google" }[protocol];
-
-// The server child: imports the TypeScript test support directly (Node 22 strips the types).
-const SERVER_CHILD = `
-const { startModelServer } = await import(${JSON.stringify(path.join(here, "../test/support/model-server.ts"))});
-let server;
-process.on("message", async (message) => {
-  if (message.type === "start") {
-    server = await startModelServer(message.turns, { record: false });
-    process.send({ type: "started", baseUrl: server.baseUrl(message.protocol) });
-  } else if (message.type === "stats") {
-    process.send({ type: "stats", stats: server.stats, failures: server.failures.slice(0, 3) });
-  } else if (message.type === "stop") {
-    await server.close();
-    process.exit(0);
-  }
-});
-`;
-
-function startServerChild(scriptedTurns) {
-  const child = fork("--input-type=module", [], {
-    execArgv: ["--input-type=module", "-e", SERVER_CHILD],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  const ask = (message, replyType) =>
-    new Promise((resolve) => {
-      const onMessage = (reply) => {
-        if (reply.type !== replyType) return;
-        child.off("message", onMessage);
-        resolve(reply);
-      };
-      child.on("message", onMessage);
-      child.send(message);
-    });
-  return { child, ask };
-}
 
 const parent = realpathSync(mkdtempSync(path.join(tmpdir(), "gantry-agent-bench-")));
 const root = path.join(parent, "ws");
@@ -69,7 +32,7 @@ for (let i = 0; i < turns; i++)
   });
 script.push({ text: "done" });
 
-const server = startServerChild(script);
+const server = startServerChild();
 const { baseUrl } = await server.ask({ type: "start", turns: script, protocol }, "started");
 
 const made = createLanguageModel({

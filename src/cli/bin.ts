@@ -12,4 +12,15 @@ if (major < MIN_MAJOR || (major === MIN_MAJOR && minor < MIN_MINOR)) {
   );
   process.exit(1);
 }
-void import("./main.js");
+
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
+  // answered here: loading the CLI's main module would make `gantry --version` half again as slow as `node -e 0`
+  const { readFileSync } = process.getBuiltinModule("node:fs");
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
+  process.stdout.write(`${pkg.version}\n`);
+} else {
+  void import("./main.js");
+}

@@ -1,19 +1,16 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import {
+import type {
   Client,
-  type Tool as McpToolInfo,
-  SdkError,
-  SdkErrorCode,
-  SSEClientTransport,
+  Tool as McpToolInfo,
   StreamableHTTPClientTransport,
-  type Transport,
+  Transport,
 } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { descendantsOf, isAlive } from "../tools/exec/process-tree.js";
 import type { McpServerConfig } from "./config.js";
 import type { ElicitRequest, ElicitResult } from "./elicitation.js";
+import { loadMcpSdk, type McpSdk } from "./load-sdk.js";
 
 export type McpState = "idle" | "starting" | "ready" | "failed" | "disabled";
 
@@ -70,6 +67,7 @@ export function createMcpConnection(config: McpServerConfig, deps: McpConnection
   let tools: McpToolInfo[] = [];
   let stderrTail = "";
   let closing = false;
+  let sdk: McpSdk | undefined;
 
   const log = (line: string) => {
     try {
@@ -88,25 +86,26 @@ export function createMcpConnection(config: McpServerConfig, deps: McpConnection
     if (config.problem) return config.problem;
     stderrTail = "";
     log(`--- ${new Date().toISOString()} starting ${config.verbatim}`);
-    const first = await attempt("auto");
+    sdk = await loadMcpSdk();
+    const first = await attempt(sdk, "auto");
     // a server that hangs up on the 2026 probe (some do, before `initialize`) gets the 2025 handshake
     if (typeof first !== "string" || !/connection closed/i.test(first)) return first;
     log("--- closed during the protocol probe; starting again with the 2025 handshake");
-    return attempt("legacy");
+    return attempt(sdk, "legacy");
   }
 
-  async function attempt(mode: "auto" | "legacy"): Promise<Client | string> {
+  async function attempt(loaded: McpSdk, mode: "auto" | "legacy"): Promise<Client | string> {
     closing = false;
-    const made = makeTransport(config, deps);
+    const made = makeTransport(loaded, config, deps);
     transport = made;
-    if (made instanceof OwnStdioTransport) {
+    if (made instanceof loaded.OwnStdioTransport) {
       made.stderr?.on("data", (chunk: Buffer) => {
         const text = chunk.toString("utf8");
         log(text);
         stderrTail = (stderrTail + text).slice(-STDERR_TAIL_CHARS);
       });
     }
-    const next = new Client({ name: "gantry", version: deps.clientVersion }, clientOptions(mode));
+    const next = new loaded.Client({ name: "gantry", version: deps.clientVersion }, clientOptions(mode));
     const roots = deps.roots ?? [];
     if (roots.length > 0)
       next.setRequestHandler("roots/list", async () => ({
@@ -140,7 +139,7 @@ export function createMcpConnection(config: McpServerConfig, deps: McpConnection
       deps.onTools(tools);
       return next;
     } catch (cause) {
-      const message = startError(cause, config);
+      const message = startError(loaded, cause, config);
       log(`--- failed: ${message}`);
       await shutDown(next);
       state = "failed";
@@ -176,7 +175,7 @@ export function createMcpConnection(config: McpServerConfig, deps: McpConnection
   async function shutDown(target: Client | undefined): Promise<void> {
     closing = true;
     const closed = transport;
-    const tree = closed instanceof OwnStdioTransport ? closed.spawnedPid : undefined;
+    const tree = sdk && closed instanceof sdk.OwnStdioTransport ? closed.spawnedPid : undefined;
     const below = tree === undefined ? [] : descendantsOf(tree);
     try {
       if (target) await target.close();
@@ -217,9 +216,10 @@ export function createMcpConnection(config: McpServerConfig, deps: McpConnection
       return starting;
     },
     describeError(cause, what) {
-      if (cause instanceof SdkError && cause.code === SdkErrorCode.RequestTimeout)
+      const code = sdk && cause instanceof sdk.SdkError ? cause.code : undefined;
+      if (code !== undefined && code === sdk?.SdkErrorCode.RequestTimeout)
         return `${what} timed out after ${config.timeoutMs} ms; the request was cancelled (set "timeout" for the server to wait longer)`;
-      if (cause instanceof SdkError && cause.code === SdkErrorCode.ConnectionClosed) {
+      if (code !== undefined && code === sdk?.SdkErrorCode.ConnectionClosed) {
         state = "failed";
         client = undefined;
         return withTail(
@@ -236,24 +236,10 @@ export function createMcpConnection(config: McpServerConfig, deps: McpConnection
   };
 }
 
-/**
- * The SDK's stdio transport, subclassed: the SDK then probes the protocol revision on this one process
- * (for its base class it spawns a second, probe-only process, which it leaves running when a hanging
- * server makes the start time out), and the process id is kept for ending the process tree.
- */
-class OwnStdioTransport extends StdioClientTransport {
-  spawnedPid: number | undefined;
-
-  override async start(): Promise<void> {
-    await super.start();
-    this.spawnedPid = this.pid ?? undefined;
-  }
-}
-
-function makeTransport(config: McpServerConfig, deps: McpConnectionDeps): Transport {
+function makeTransport(sdk: McpSdk, config: McpServerConfig, deps: McpConnectionDeps): Transport {
   const t = config.transport;
   if (t.kind === "stdio") {
-    return new OwnStdioTransport({
+    return new sdk.OwnStdioTransport({
       command: t.command,
       args: t.args,
       env: t.env,
@@ -263,16 +249,16 @@ function makeTransport(config: McpServerConfig, deps: McpConnectionDeps): Transp
   }
   const url = new URL(t.url);
   const requestInit = { headers: t.headers };
-  if (t.kind === "sse") return new SSEClientTransport(url, { requestInit, ...authOf(deps) });
-  return new StreamableHTTPClientTransport(url, { requestInit, ...authOf(deps) });
+  if (t.kind === "sse") return new sdk.SSEClientTransport(url, { requestInit, ...authOf(deps) });
+  return new sdk.StreamableHTTPClientTransport(url, { requestInit, ...authOf(deps) });
 }
 
 function authOf(deps: McpConnectionDeps) {
   return deps.authProvider ? { authProvider: deps.authProvider } : {};
 }
 
-function startError(cause: unknown, config: McpServerConfig): string {
-  if (cause instanceof SdkError && cause.code === SdkErrorCode.RequestTimeout)
+function startError(sdk: McpSdk, cause: unknown, config: McpServerConfig): string {
+  if (cause instanceof sdk.SdkError && cause.code === sdk.SdkErrorCode.RequestTimeout)
     return `no answer within ${config.startupTimeoutMs} ms (set "startupTimeout" for the server to wait longer)`;
   const text = (cause as Error).message ?? String(cause);
   if (/needs you to sign in/.test(text)) return text;

@@ -1,15 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
 import path from "node:path";
-import {
-  auth,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type StoredOAuthClientInformation,
-  type StoredOAuthTokens,
+import type {
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
 } from "@modelcontextprotocol/client";
 import type { McpServerConfig } from "./config.js";
+import { loadMcpSdk } from "./load-sdk.js";
 
 /** What is kept per remote server: its client registration, its tokens and a flow's PKCE verifier. */
 interface StoredAuth {
@@ -137,6 +136,7 @@ export async function loginMcpServer(
   if (config.transport.kind === "stdio")
     throw new Error(`"${config.name}" is a stdio server: it has no sign-in`);
   const serverUrl = config.transport.url;
+  const [{ auth }, { createServer }] = await Promise.all([loadMcpSdk(), import("node:http")]);
   const expectedState = randomBytes(16).toString("hex");
   let deliver: (code: string) => void = () => undefined;
   let refuse: (error: Error) => void = () => undefined;

@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
-import { fromJsonSchema, type Tool as McpToolInfo } from "@modelcontextprotocol/client";
+import type { Tool as McpToolInfo } from "@modelcontextprotocol/client";
 import { z } from "zod";
 import { type AnyTool, defineTool, errorResult } from "../tools/contract.js";
 import type { McpConnection } from "./connection.js";
 import { toolResultFromMcp } from "./content.js";
+import { loadedMcpSdk } from "./load-sdk.js";
 
 /** Providers take tool names of at most 64 characters from `[A-Za-z0-9_-]`. */
 const MAX_NAME = 64;
@@ -25,7 +26,8 @@ export function createMcpTool(connection: McpConnection, info: McpToolInfo): Any
   const server = connection.config.name;
   const name = mcpToolName(server, info.name);
   const inputSchema = info.inputSchema as Record<string, unknown>;
-  const standard = fromJsonSchema(inputSchema);
+  // a server's tools are known once it has started, so the SDK is loaded by now
+  const standard = loadedMcpSdk().fromJsonSchema(inputSchema);
   const parameters = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
     const checked = standard["~standard"].validate(value);
     if ("issues" in checked && checked.issues)

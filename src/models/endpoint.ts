@@ -58,7 +58,8 @@ export function endpointCheckingFetch(inner: typeof fetch = fetch): typeof fetch
         `the model endpoint ${url} answered with an HTML page (HTTP ${response.status}${title ? `, "${title}"` : ""}), not the provider's API.${missingVersionHint(url)}`,
       );
     }
-    if (response.ok && wantsStream(init) && /application\/json/i.test(type)) {
+    // the content type first: the request body, searched by wantsStream, grows with the conversation
+    if (response.ok && /application\/json/i.test(type) && wantsStream(init)) {
       const text = await response.text().catch(() => "");
       throw new EndpointError(
         `the model endpoint ${url} answered with JSON instead of a stream (HTTP ${response.status}): ${text.slice(0, 300)}.${missingVersionHint(url)}`,

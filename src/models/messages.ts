@@ -20,25 +20,108 @@ export function toModelMessages(
   const imagesInToolResults = options.imagesInToolResults ?? true;
   const out: ModelMessage[] = [];
   for (const message of messages) {
-    if (!options.toolsDeclared && (message.role === "tool" || message.role === "assistant")) {
-      out.push(toolFreeMessage(message));
-      continue;
+    for (const part of convertedOnce(message, options.toolsDeclared, imagesInToolResults)) out.push(part);
+  }
+  return out;
+}
+
+interface Converted {
+  toolsDeclared: boolean;
+  imagesInToolResults: boolean;
+  /** What the conversion read from the message, compared by identity: a changed message is converted again. */
+  read: unknown[];
+  out: ModelMessage[];
+}
+
+/**
+ * Every turn sends the whole conversation, so each message is converted once and its result reused while
+ * the message holds the same values (messages are plain data, and one is changed in place now and then:
+ * an unanswered call's result is appended to its tool message).
+ */
+const converted = new WeakMap<ConversationMessage, Converted>();
+
+function convertedOnce(
+  message: ConversationMessage,
+  toolsDeclared: boolean,
+  imagesInToolResults: boolean,
+): ModelMessage[] {
+  const cached = converted.get(message);
+  if (
+    cached &&
+    cached.toolsDeclared === toolsDeclared &&
+    cached.imagesInToolResults === imagesInToolResults &&
+    holdsValues(message, cached.read)
+  )
+    return cached.out;
+  const out = convert(message, toolsDeclared, imagesInToolResults);
+  converted.set(message, { toolsDeclared, imagesInToolResults, read: valuesRead(message), out });
+  return out;
+}
+
+/** Every value of a message the conversion reads, in a fixed order (a result's or call's own fields too). */
+function valuesRead(message: ConversationMessage): unknown[] {
+  switch (message.role) {
+    case "user":
+      return [message.text, message.source];
+    case "summary":
+      return [message.text];
+    case "assistant":
+      return [message.text, ...message.toolCalls.flatMap((c) => [c.callId, c.name, c.args])];
+    case "tool":
+      return message.results.flatMap((r) => [r.callId, r.name, r.text, r.error, r.images, r.images?.length]);
+  }
+}
+
+/** Whether the message still holds `read` (valuesRead's order), without building a new list each turn. */
+function holdsValues(message: ConversationMessage, read: readonly unknown[]): boolean {
+  switch (message.role) {
+    case "user":
+      return read[0] === message.text && read[1] === message.source;
+    case "summary":
+      return read[0] === message.text;
+    case "assistant": {
+      if (read.length !== 1 + 3 * message.toolCalls.length || read[0] !== message.text) return false;
+      let at = 1;
+      for (const call of message.toolCalls) {
+        if (read[at++] !== call.callId || read[at++] !== call.name || read[at++] !== call.args) return false;
+      }
+      return true;
     }
-    switch (message.role) {
-      case "user":
-        out.push({
-          role: "user",
-          content: message.source ? `[${message.source}] ${message.text}` : message.text,
-        });
-        break;
-      case "summary":
-        out.push({
+    case "tool": {
+      if (read.length !== 6 * message.results.length) return false;
+      let at = 0;
+      for (const r of message.results) {
+        if (read[at++] !== r.callId || read[at++] !== r.name || read[at++] !== r.text) return false;
+        if (read[at++] !== r.error || read[at++] !== r.images || read[at++] !== r.images?.length)
+          return false;
+      }
+      return true;
+    }
+  }
+}
+
+function convert(
+  message: ConversationMessage,
+  toolsDeclared: boolean,
+  imagesInToolResults: boolean,
+): ModelMessage[] {
+  if (!toolsDeclared && (message.role === "tool" || message.role === "assistant"))
+    return [toolFreeMessage(message)];
+  switch (message.role) {
+    case "user":
+      return [
+        { role: "user", content: message.source ? `[${message.source}] ${message.text}` : message.text },
+      ];
+    case "summary":
+      return [
+        {
           role: "user",
           content: `[Summary of the earlier conversation, compacted to fit the context window]\n${message.text}`,
-        });
-        break;
-      case "assistant":
-        out.push({
+        },
+      ];
+    case "assistant":
+      return [
+        {
           role: "assistant",
           content: [
             ...(message.text ? [{ type: "text" as const, text: message.text }] : []),
@@ -49,33 +132,33 @@ export function toModelMessages(
               input: asInputObject(call.args),
             })),
           ],
-        });
-        break;
-      case "tool":
-        if (imagesInToolResults) {
-          out.push({ role: "tool", content: message.results.map(toResultPart) });
-          break;
-        }
-        out.push({
-          role: "tool",
-          content: message.results.map((result) => toResultPart(withoutImages(result))),
-        });
-        for (const result of message.results) {
-          if (!result.images || result.images.length === 0) continue;
-          out.push({
-            role: "user",
-            content: [
-              { type: "text", text: `[the image(s) ${result.name} returned for call ${result.callId}]` },
-              ...result.images.map((image) => ({
-                type: "image" as const,
-                image: image.data,
-                mediaType: image.mimeType,
-              })),
-            ],
-          });
-        }
-        break;
-    }
+        },
+      ];
+    case "tool":
+      return imagesInToolResults
+        ? [{ role: "tool", content: message.results.map(toResultPart) }]
+        : toolMessageWithImagesAfter(message.results);
+  }
+}
+
+/** OpenAI's protocol: the tool message as text, each result's images in a user message after it. */
+function toolMessageWithImagesAfter(results: readonly ToolResultRecord[]): ModelMessage[] {
+  const out: ModelMessage[] = [
+    { role: "tool", content: results.map((result) => toResultPart(withoutImages(result))) },
+  ];
+  for (const result of results) {
+    if (!result.images || result.images.length === 0) continue;
+    out.push({
+      role: "user",
+      content: [
+        { type: "text", text: `[the image(s) ${result.name} returned for call ${result.callId}]` },
+        ...result.images.map((image) => ({
+          type: "image" as const,
+          image: image.data,
+          mediaType: image.mimeType,
+        })),
+      ],
+    });
   }
   return out;
 }

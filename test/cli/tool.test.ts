@@ -99,5 +99,14 @@ describe("gantry tools and --version", () => {
     const run = await runGantry(["--version"]);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(`${pkg.version}\n`);
+    // -v alone is answered by the launcher, beside other options by the CLI: the same answer
+    for (const args of [["-v"], ["--version", "--approval-mode", "yolo"]]) {
+      const other = await runGantry(args);
+      expect({ args, code: other.code, stdout: other.stdout }).toEqual({
+        args,
+        code: 0,
+        stdout: `${pkg.version}\n`,
+      });
+    }
   });
 });

@@ -1,0 +1,173 @@
+// The in-session half of bench/targets.bench.js: one createAgent session (saved to its session file,
+// hooks and permissions on) runs N view_file turns against the scripted model server, once without hooks
+// and once with a user-level command hook `true` before every call. Per turn it separates the model's
+// request (time inside the model stream), the tool call (the pipeline's run) and the rest: Gantry's own
+// work in the loop (turn start to next turn start, minus the other two).
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pidNamespacePrefix } from "../dist/hooks/pid-namespace.js";
+import { createModelClient } from "../dist/models/client.js";
+import { toModelMessages } from "../dist/models/messages.js";
+import { createLanguageModel } from "../dist/models/provider.js";
+import { createAgent } from "../dist/sdk/agent.js";
+import { startServerChild } from "./model-server-child.js";
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** The model client, with the time spent waiting on its stream added up (that is the model's request). */
+function timedModel(model, clock) {
+  return {
+    id: model.id,
+    contextWindow: model.contextWindow,
+    streamTurn(request) {
+      const started = performance.now();
+      const iterator = model.streamTurn(request)[Symbol.asyncIterator]();
+      clock.modelMs += performance.now() - started;
+      return {
+        [Symbol.asyncIterator]: () => ({
+          async next() {
+            const before = performance.now();
+            const part = await iterator.next();
+            clock.modelMs += performance.now() - before;
+            return part;
+          },
+          return: (value) => iterator.return?.(value) ?? Promise.resolve({ done: true, value }),
+        }),
+      };
+    },
+  };
+}
+
+async function runSession(turns, withHook) {
+  const parent = realpathSync(mkdtempSync(path.join(tmpdir(), "gantry-targets-loop-")));
+  const root = path.join(parent, "ws");
+  const home = path.join(parent, "home");
+  const file = path.join(root, "notes.txt");
+  mkdirSync(root);
+  mkdirSync(path.join(home, ".agents"), { recursive: true });
+  writeFileSync(file, "line one\nline two\nline three\n");
+  if (withHook) {
+    const hook = {
+      pre_tool_execution: [
+        { matcher: "*", hooks: [{ type: "command", command: process.env.BENCH_HOOK_COMMAND ?? "true" }] },
+      ],
+    };
+    writeFileSync(path.join(home, ".agents", "hooks.json"), JSON.stringify({ bench: hook }));
+  }
+  const script = [];
+  for (let i = 0; i < turns; i++)
+    script.push({
+      toolCalls: [{ name: "view_file", args: { AbsolutePath: file } }],
+      usage: { input: 100, output: 10 },
+    });
+  script.push({ text: "done" });
+  const server = startServerChild();
+  const { baseUrl } = await server.ask({ type: "start", turns: script, protocol: "openai" }, "started");
+  const made = createLanguageModel({ model: "openai:bench-model", baseUrl, env: { OPENAI_API_KEY: "k" } });
+  if (!made.ok) throw new Error(made.message);
+  const clock = { modelMs: 0, toolMs: 0 };
+  const model = timedModel(createModelClient(made.value.spec, made.value.model, 100_000_000), clock);
+  const agent = await createAgent({ model, workspace: root, home, trust: true, maxTurns: turns + 1 });
+  const pipeline = agent.session.pipeline;
+  const run = pipeline.run.bind(pipeline);
+  pipeline.run = async (...args) => {
+    const started = performance.now();
+    try {
+      return await run(...args);
+    } finally {
+      clock.toolMs += performance.now() - started;
+    }
+  };
+  const perTurn = [];
+  let last;
+  const mark = () => {
+    const now = performance.now();
+    if (last)
+      perTurn.push({
+        ms: now - last.at,
+        modelMs: clock.modelMs - last.modelMs,
+        toolMs: clock.toolMs - last.toolMs,
+      });
+    last = { at: now, modelMs: clock.modelMs, toolMs: clock.toolMs };
+  };
+  const result = await agent.prompt("read the file again and again", {
+    onEvent(event) {
+      if (event.type === "turn_start") mark();
+    },
+  });
+  // the hook's floor: the same command spawned bare from this process as it is now (a fork's cost grows
+  // with the process's memory, so it is measured with the session's conversation still held)
+  const requestBuilding = withHook ? undefined : conversionTimes(agent.conversation.messages, turns);
+  const bareSpawnMs = withHook ? await bareSpawn(100) : undefined;
+  // and in the PID namespace every hook runs in (the guarantee that no process of a hook outlives it)
+  const namespacedSpawnMs = withHook ? await bareSpawn(100, pidNamespacePrefix()) : undefined;
+  const { failures } = await server.ask({ type: "stats" }, "stats");
+  server.child.send({ type: "stop" });
+  await agent.close();
+  rmSync(parent, { recursive: true, force: true });
+  if (result.reason !== "completed" || failures.length > 0)
+    throw new Error(`loop bench failed: ${result.reason} ${JSON.stringify(failures)}`);
+  // the turns that called a tool (the last one only answers)
+  const measured = perTurn
+    .slice(0, turns)
+    .map((turn) => ({ ...turn, ownMs: turn.ms - turn.modelMs - turn.toolMs }));
+  return { turns: measured, bareSpawnMs, namespacedSpawnMs, requestBuilding };
+}
+
+/**
+ * Gantry's part of building each model request (src/models/messages.ts turns the conversation into the
+ * AI SDK's messages; it runs inside the model call, so the clock above counts it as the model's): timed
+ * here on the conversation as it stood at turn `window` and at the last turn.
+ */
+function conversionTimes(messages, turns) {
+  const window = Math.min(100, Math.floor(turns / 2));
+  const at = (count) => {
+    const prefix = messages.slice(0, 1 + 2 * count);
+    const samples = [];
+    for (let i = 0; i < 30; i++) {
+      const started = performance.now();
+      toModelMessages(prefix, { toolsDeclared: true, imagesInToolResults: false });
+      samples.push(performance.now() - started);
+    }
+    return median(samples.slice(10));
+  };
+  return { earlyMs: at(window), lateMs: at(turns) };
+}
+
+/** The hook's command (`true` through the shell, with pipes) spawned bare and awaited to its end. */
+async function bareSpawn(count, prefix = []) {
+  const [program, ...args] = [...prefix, "/bin/bash", "-c", "true"];
+  const once = () =>
+    new Promise((resolve, reject) => {
+      const started = performance.now();
+      const child = spawn(program, args, { stdio: ["pipe", "pipe", "pipe"], detached: true });
+      child.on("error", reject);
+      child.on("close", () => resolve(performance.now() - started));
+      child.stdin.on("error", () => {});
+      child.stdin.end("{}");
+    });
+  for (let i = 0; i < 10; i++) await once();
+  const samples = [];
+  for (let i = 0; i < count; i++) samples.push(await once());
+  return median(samples);
+}
+
+export async function runLoopPair(turns) {
+  const { turns: plain, requestBuilding } = await runSession(turns, false);
+  const { turns: hooked, bareSpawnMs, namespacedSpawnMs } = await runSession(turns, true);
+  const own = plain.map((turn) => turn.ownMs);
+  const window = Math.min(100, Math.floor(turns / 2));
+  return {
+    overheadMs: median(own) + (requestBuilding.earlyMs + requestBuilding.lateMs) / 2,
+    earlyMs: median(own.slice(0, window)) + requestBuilding.earlyMs,
+    lateMs: median(own.slice(-window)) + requestBuilding.lateMs,
+    requestBuilding,
+    modelMs: median(plain.map((turn) => turn.modelMs)),
+    toolMs: median(plain.map((turn) => turn.toolMs)),
+    bareSpawnMs,
+    namespacedSpawnMs,
+    hookMs: median(hooked.map((turn) => turn.toolMs)) - median(plain.map((turn) => turn.toolMs)),
+  };
+}
