@@ -100,7 +100,8 @@ async function askUser(
         tool: name,
         callId: call.callId,
         args: call.args,
-        subjects: uncovered.map((check) => check.label),
+        // one line per thing asked about: a path judged in two folders (the task's and its shell's) is one subject
+        subjects: [...new Set(uncovered.map((check) => check.label))],
         decision,
         forced,
         preview: await editPreview(name, call.args, permissions.workspace),
