@@ -19,6 +19,8 @@ export interface BeforeModelOutcome extends RunStop {
   response?: string;
   /** The tools the model may call this turn (BeforeToolSelection); [] = none. */
   tools?: readonly ToolDeclaration[];
+  /** Context to add to the conversation before this call (what `async` hooks left since the last one). */
+  context?: string[];
 }
 
 export interface AfterModelOutcome extends RunStop {

@@ -1,8 +1,8 @@
 import type { ToolDeclaration } from "../tools/registry.js";
 import type { ToolCallRecord } from "./conversation.js";
 import { type ModelErrorInfo, type TurnUsage, ZERO_USAGE } from "./events.js";
-import type { ModelRequestView } from "./loop-hooks.js";
-import type { LoopRun } from "./loop-state.js";
+import { hookContextMessage, type ModelRequestView } from "./loop-hooks.js";
+import { append, type LoopRun } from "./loop-state.js";
 import { retryDelay, sleep } from "./retry.js";
 
 export interface TurnOutcome {
@@ -32,6 +32,7 @@ export async function modelTurn(run: LoopRun, turn: number): Promise<TurnOutcome
     tools: run.tools,
   };
   const before = (await hooks?.beforeModel?.(request, run.signal)) ?? {};
+  if (before.context && before.context.length > 0) append(run, hookContextMessage(before.context));
   if (before.stop !== undefined) return { text: "", calls: [], usage: ZERO_USAGE, stop: before.stop };
   if (before.response !== undefined) {
     if (before.response) run.emit({ type: "text_delta", turn, text: before.response });

@@ -27,7 +27,7 @@ export function loopHooksFor(hooks: SessionHooks, agent: LoopAgent): LoopHooks |
   const loop: { -readonly [K in keyof LoopHooks]: LoopHooks[K] } = {};
   const stopEvent = agent.agentType === undefined ? "stop" : "subagent_stop";
   if (hooks.has(stopEvent)) loop.beforeStop = (facts, signal) => beforeStop(hooks, agent, facts, signal);
-  if (hooks.has("before_model") || hooks.has("before_tool_selection"))
+  if (hooks.has("before_model") || hooks.has("before_tool_selection") || hooks.hasBackground())
     loop.beforeModel = (request, signal) => beforeModel(hooks, agent, request, signal);
   if (hooks.has("after_model")) {
     loop.holdsText = true;
@@ -106,6 +106,8 @@ async function beforeModel(
   request: ModelRequestView,
   signal: AbortSignal,
 ) {
+  const context = hooks.hasBackground() ? await hooks.takeContext(agent.agentId) : [];
+  const added = context.length > 0 ? { context } : {};
   let tools = request.tools;
   if (hooks.has("before_tool_selection")) {
     const event = {
@@ -115,7 +117,7 @@ async function beforeModel(
     };
     tools = selectTools(agent, tools, (await hooks.fire(event, signal)).toolConfig);
   }
-  const narrowed = tools !== request.tools ? { tools } : {};
+  const narrowed = { ...added, ...(tools !== request.tools ? { tools } : {}) };
   if (!hooks.has("before_model")) return narrowed;
   const event = {
     kind: "before_model" as const,

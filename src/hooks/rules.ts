@@ -19,6 +19,8 @@ export type HandlerConfig =
       scripts?: { file: string; digest: string }[];
       /** Set when trust forbids running it: the call it matches is denied with this reason. */
       refusal?: string;
+      /** Claude Code's `async: true`: runs in the background; nothing waits for it or obeys its decision. */
+      background?: boolean;
     })
   | (HandlerBase & {
       kind: "http";
@@ -40,6 +42,8 @@ export interface HookRule {
   matcher: CompiledMatcher;
   /** Claude Code's PostToolUse / PostToolUseFailure split: run only after a success or a failure. */
   only?: "success" | "failure";
+  /** Gemini CLI's `sequential: true`: its event's handlers run one after another, each seeing the last's changes. */
+  sequential?: boolean;
   handlers: HandlerConfig[];
 }
 
@@ -101,6 +105,8 @@ export interface ParseContext {
   extraHandlerFields: readonly string[];
 }
 
+/** Harnesses whose command hooks may say `async: true` (Claude Code; Qwen Code follows it). */
+const ASYNC_DIALECTS = new Set<DialectId>(["claude", "qwen"]);
 const RULE_FIELDS = new Set(["matcher", "hooks", "description"]);
 const COMMAND_FIELDS = ["type", "command", "timeout", "name", "description"];
 const HTTP_FIELDS = ["type", "url", "headers", "timeout", "name", "description"];
@@ -158,7 +164,8 @@ export function parseRules(
       return;
     }
     const handlers = item.hooks.flatMap((handler, i) => parseHandler(ctx, handler, `${ruleAt}.hooks[${i}]`));
-    rules.push({ event, key: extra.key ?? event, matcher, only: extra.only, handlers });
+    const sequential = item.sequential === true ? { sequential: true } : {};
+    rules.push({ event, key: extra.key ?? event, matcher, only: extra.only, ...sequential, handlers });
   });
   return rules;
 }
@@ -178,7 +185,8 @@ function parseHandler(ctx: ParseContext, raw: unknown, at: string): HandlerConfi
       ctx.problems.push(error(ctx.file, `${at}.command`, "must be a non-empty string"));
       return [];
     }
-    return [{ ...base, kind: "command", command: raw.command }];
+    const background = raw.async === true && ASYNC_DIALECTS.has(ctx.dialect) ? { background: true } : {};
+    return [{ ...base, kind: "command", command: raw.command, ...background }];
   }
   if (raw.type === "http") {
     flagUnknown(ctx, raw, at, [...HTTP_FIELDS, ...ctx.extraHandlerFields]);
@@ -188,6 +196,10 @@ function parseHandler(ctx: ParseContext, raw: unknown, at: string): HandlerConfi
     }
     const headers = readHeaders(ctx, raw.headers, `${at}.headers`);
     const allowed = Array.isArray(raw.allowedEnvVars) ? raw.allowedEnvVars.map(String) : undefined;
+    if (raw.async === true)
+      ctx.problems.push(
+        warning(ctx.file, `${at}.async`, "only command hooks run in the background; this one is waited for"),
+      );
     return [{ ...base, kind: "http", url: raw.url, headers, allowedEnvVars: allowed }];
   }
   const type = JSON.stringify(raw.type);

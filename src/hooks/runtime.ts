@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { fileDigest } from "../trust/digest.js";
+import { createBackgroundHandlers } from "./background.js";
 import { interpretBody, interpretExit } from "./decide.js";
 import type { HandlerVerdict } from "./dialects/dialect.js";
 import type { HookEvent, HookEventName, HookSessionFacts, SessionIdentity } from "./events.js";
@@ -42,6 +43,17 @@ export interface HookRuntime {
     signal: AbortSignal,
   ): Promise<{ verdict: HandlerVerdict; notes: string[] }>;
   log(line: string): void;
+  /**
+   * Starts an `async` handler without waiting (Claude Code): its decision has no effect, its
+   * `systemMessage` reaches the user and its context the agent's next model call.
+   */
+  background(planned: PlannedHandler, event: HookEvent): void;
+  /** The context background handlers left for this agent since the last take. */
+  takeContext(agentId: string): string[];
+  /** Whether any handler of the snapshot runs in the background. */
+  hasBackground(): boolean;
+  /** The session closes: background handlers still running are ended (their processes too) and awaited. */
+  endBackground(): Promise<void>;
 }
 
 const ONE_MIB = 1024 * 1024;
@@ -124,6 +136,8 @@ export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
     return { verdict, notes };
   }
 
+  const background = createBackgroundHandlers(runHandler, log);
+
   return {
     get config() {
       return config;
@@ -136,7 +150,15 @@ export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
     session,
     runHandler,
     log,
+    background: background.start,
+    takeContext: background.take,
+    hasBackground: () => config.groups.some((g) => g.rules.some((r) => r.handlers.some(isBackground))),
+    endBackground: background.end,
   };
+}
+
+function isBackground(handler: HandlerConfig): boolean {
+  return handler.kind === "command" && handler.background === true;
 }
 
 /** Why trust forbids running this handler now: refused when loaded, or a script changed since. */
