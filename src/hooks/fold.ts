@@ -1,5 +1,5 @@
 import { describeFailure, failClosedFor, type HookNotes, noteFor } from "./decide.js";
-import type { HandlerVerdict } from "./dialects/dialect.js";
+import type { HandlerVerdict, PermissionVerdict } from "./dialects/dialect.js";
 import type { PlannedHandler } from "./plan.js";
 
 /** What the hooks of one lifecycle event said, folded (first block, first stop, all context, in order). */
@@ -8,7 +8,7 @@ export interface EventOutcome extends HookNotes {
   block?: { source: string; reason: string };
   context: string[];
   /** permission_request: a deny anywhere wins over an allow. */
-  permission?: { behavior: "allow" | "deny"; source: string; message?: string; interrupt?: boolean };
+  permission?: PermissionVerdict & { source: string };
   /** before_model / after_model: the first hook's reply text. */
   response?: string;
   /** before_tool_selection: NONE wins; allowed names are the union of every hook's. */
@@ -38,6 +38,7 @@ export function foldVerdict(outcome: EventOutcome, planned: PlannedHandler, verd
   if (verdict.block !== undefined && !outcome.block) outcome.block = { source, reason: verdict.block };
   if (verdict.permission && outcome.permission?.behavior !== "deny")
     outcome.permission = { ...verdict.permission, source };
+  for (const ignored of verdict.permission?.ignored ?? []) outcome.warnings.push(`${source}: ${ignored}`);
   if (verdict.response !== undefined && outcome.response === undefined) outcome.response = verdict.response;
   if (verdict.toolConfig) foldToolConfig(outcome, verdict.toolConfig);
 }

@@ -77,6 +77,10 @@ export interface ConsentOutcome {
   source: string;
   /** The refusal also ends the agent's run (a PermissionRequest hook's `interrupt`). */
   interrupt?: boolean;
+  /** Allowed with these arguments instead (a PermissionRequest hook's `updatedInput`): judged again. */
+  args?: Record<string, unknown>;
+  /** Lines for the result's hook warnings (a hook's rule that did not compile). */
+  warnings?: string[];
 }
 
 /**

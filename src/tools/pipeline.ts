@@ -197,8 +197,34 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
         ]);
         return { denied: withHookWarnings(denied, pre.warnings) };
       }
+      const warned = { ...pre, warnings: [...(pre.warnings ?? []), ...(outcome.warnings ?? [])] };
+      if (outcome.args) return admitChanged({ ...call, args: outcome.args }, outcome.source, warned, signal);
+      return { call, pre: warned };
     }
     return { call, pre };
+  }
+
+  /**
+   * A PermissionRequest hook allowed the call with changed input: it is validated and judged by the
+   * rules again, as if the model had asked for it. The hook's allow answers the approval mode's question;
+   * a rule that asks asks again (and that answer may not change the input once more).
+   */
+  async function admitChanged(
+    changed: PreparedCall,
+    hook: string,
+    pre: PreHookOutcome,
+    signal: AbortSignal,
+  ): Promise<Admitted> {
+    const revalidated = validate(changed.tool.spec.parameters, changed.tool.spec.name, changed.args);
+    if (!revalidated.ok) return { denied: withHookWarnings(revalidated.result, pre.warnings) };
+    const call = { ...changed, args: revalidated.args };
+    const decision = await policy.decide(call, signal);
+    if (decision.verdict === "allow" || (decision.verdict === "ask" && decision.byMode)) return { call, pre };
+    const outcome = await consent.resolve(call, decision, signal);
+    const again = outcome.args && JSON.stringify(outcome.args) !== JSON.stringify(call.args);
+    if (outcome.allowed && !again) return { call, pre };
+    const reason = again ? `${hook} changed the input again: the call is not run` : outcome.reason;
+    return { denied: withHookWarnings(deniedResult(outcome.source, reason), pre.warnings) };
   }
 
   async function execute(

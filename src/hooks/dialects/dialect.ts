@@ -22,7 +22,7 @@ export interface HandlerVerdict {
   /** Shown to the user, never to the model. */
   systemMessage?: string;
   /** permission_request: the hook answers the question for the user. */
-  permission?: { behavior: "allow" | "deny"; message?: string; interrupt?: boolean };
+  permission?: PermissionVerdict;
   /** before_model: a reply that replaces the model call; after_model: the reply's new text. */
   response?: string;
   /** before_tool_selection: which tools the model may call this turn. */
@@ -30,6 +30,19 @@ export interface HandlerVerdict {
   failure?: string;
   /** A failure that silently disables a guard (exit 127): reported every time, loudly. */
   loud?: boolean;
+}
+
+/** A hook's answer to a permission question. */
+export interface PermissionVerdict {
+  behavior: "allow" | "deny";
+  message?: string;
+  interrupt?: boolean;
+  /** Allow with changed input (Claude's `updatedInput`, merged, Gantry's names): judged by the rules again. */
+  args?: Record<string, unknown>;
+  /** Allow rules added for the session (Claude's `updatedPermissions`), in Gantry's rule syntax. */
+  sessionRules?: string[];
+  /** What of the answer is not applied, and why (logged). */
+  ignored?: string[];
 }
 
 /**
