@@ -63,7 +63,11 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
   const hooks = deps.hooks ?? noHooks;
   const consent = deps.consent ?? denyUnanswerableConsent;
 
-  async function run(request: ToolCallRequest, options: RunOptions = {}): Promise<ToolResult> {
+  function run(request: ToolCallRequest, options: RunOptions = {}): Promise<ToolResult> {
+    return runCall(request, options, 0);
+  }
+
+  async function runCall(request: ToolCallRequest, options: RunOptions, tails: number): Promise<ToolResult> {
     const signal = options.signal ?? new AbortController().signal;
     const callId = request.callId ?? randomUUID();
     const agentId = options.agentId ?? "main";
@@ -141,7 +145,13 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
     const context = [...pre.additionalContext, ...post.additionalContext];
     if (context.length > 0) result = { ...result, text: `${result.text}\n\n${context.join("\n")}` };
     result = withHookNotes(result, [pre.notes, post.notes]);
-    return withHookWarnings(result, [...(pre.warnings ?? []), ...(post.warnings ?? [])]);
+    result = withHookWarnings(result, [...(pre.warnings ?? []), ...(post.warnings ?? [])]);
+    if (!post.tail) return result;
+    // Gemini's tail call: the same call id, every step again (rules, hooks, consent); its result is the model's
+    if (tails >= MAX_TAIL_CALLS)
+      return withHookWarnings(result, [`${post.tail.source}: tail call not run: ${MAX_TAIL_CALLS} in a row`]);
+    const tail = await runCall({ name: post.tail.name, args: post.tail.args, callId }, options, tails + 1);
+    return { ...tail, metadata: { ...tail.metadata, tailOf: { tool: name, source: post.tail.source } } };
   }
 
   async function admit(
@@ -276,6 +286,9 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
 }
 
 /** What steps 3–5 let through: the call as it will run and what the pre-hooks said, or the denial. */
+/** How many tail calls (Gemini's AfterTool `tailToolCallRequest`) may follow one another. */
+const MAX_TAIL_CALLS = 8;
+
 type Admitted = { call: PreparedCall; pre: PreHookOutcome } | { denied: ToolResult };
 
 /** Characters kept free for the truncation notice and its next-step hint. */

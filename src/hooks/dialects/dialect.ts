@@ -25,6 +25,8 @@ export interface HandlerVerdict {
   permission?: PermissionVerdict;
   /** before_model: a reply that replaces the model call; after_model: the reply's new text. */
   response?: string;
+  /** Gemini's AfterTool `tailToolCallRequest`: this call runs next, through the pipeline, and its result replaces the first's. */
+  tail?: { name: string; args: Record<string, unknown> };
   /** before_tool_selection: which tools the model may call this turn. */
   toolConfig?: { mode?: string; allowed?: string[] };
   failure?: string;

@@ -16,6 +16,7 @@ import {
   unrecognisedOutput,
   withContext,
 } from "./dialect.js";
+import { argsFromDialect } from "./tool-map.js";
 import { GEMINI_TOOLS } from "./tool-tables.js";
 
 const DECISIONS: Record<string, Verdict> = {
@@ -102,7 +103,12 @@ function decodeFlow(
         Object.assign(verdict, rewriteFrom(GEMINI_TOOLS, event.call, specific.tool_input));
       return withContext(verdict, context);
     }
-    case "post_tool_execution":
+    case "post_tool_execution": {
+      const verdict = withContext({ ...common, ...blocked }, context);
+      const tail =
+        blocked.block === undefined && !common.stop ? tailCallOf(specific.tailToolCallRequest) : undefined;
+      return tail ? { ...verdict, tail } : verdict;
+    }
     case "user_prompt_submit":
     case "stop":
     case "subagent_stop":
@@ -118,6 +124,23 @@ function decodeFlow(
     default:
       return common;
   }
+}
+
+/**
+ * AfterTool's `tailToolCallRequest: { name, args }` in Gantry's terms: Gemini's tool name and argument
+ * shape become Gantry's (a name Gemini does not have is taken as Gantry's own).
+ */
+function tailCallOf(value: unknown): HandlerVerdict["tail"] {
+  if (!isObject(value) || typeof value.name !== "string" || value.name === "") return undefined;
+  const input = isObject(value.args) ? value.args : {};
+  const match = Object.entries(GEMINI_TOOLS).find(
+    ([, tool]) => tool.name === value.name || tool.aliases?.includes(value.name as string),
+  );
+  if (!match) return { name: value.name, args: input };
+  const [gantryName, tool] = match;
+  const args = argsFromDialect(tool, input, {});
+  // a shape that does not translate goes on as given: the pipeline's validation names what is wrong
+  return { name: gantryName, args: args.ok ? args.args : input };
 }
 
 function eventFields(event: HookEvent, session: HookSessionFacts): Record<string, unknown> {
