@@ -42,11 +42,12 @@ export interface LoopHooks {
   /**
    * The agent would stop. `continueWith`: a hook blocked the stop, and the agent goes on with this as
    * its next message. `stopHookActive` is true once a hook has sent the agent on in this run.
+   * `clearContext` (Gemini's AfterAgent): the conversation so far is dropped first.
    */
   beforeStop?(
     facts: { lastAssistantMessage: string; stopHookActive: boolean },
     signal: AbortSignal,
-  ): Promise<RunStop & { continueWith?: string }>;
+  ): Promise<RunStop & { continueWith?: string; clearContext?: boolean }>;
   /** Before a compaction: `skip` keeps the conversation as it is; `instructions` go to the summariser. */
   beforeCompact?(signal: AbortSignal): Promise<{ skip?: boolean; instructions: string[] }>;
   /** After a compaction: context to add to the conversation (SessionStart with source "compact"). */

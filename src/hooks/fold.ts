@@ -4,6 +4,8 @@ import type { PlannedHandler } from "./plan.js";
 
 /** What the hooks of one lifecycle event said, folded (first block, first stop, all context, in order). */
 export interface EventOutcome extends HookNotes {
+  /** Gemini's AfterAgent `clearContext` (any hook's): the conversation is dropped with the block or stop. */
+  clearContext?: boolean;
   /** The first block: the prompt refused, the agent sent on, the compaction or model turn stopped. */
   block?: { source: string; reason: string };
   context: string[];
@@ -36,6 +38,7 @@ export function foldVerdict(outcome: EventOutcome, planned: PlannedHandler, verd
   noteFor(outcome, source, verdict);
   outcome.context.push(...(verdict.additionalContext ?? []));
   if (verdict.block !== undefined && !outcome.block) outcome.block = { source, reason: verdict.block };
+  if (verdict.clearContext) outcome.clearContext = true;
   if (verdict.permission && outcome.permission?.behavior !== "deny")
     outcome.permission = { ...verdict.permission, source };
   for (const ignored of verdict.permission?.ignored ?? []) outcome.warnings.push(`${source}: ${ignored}`);

@@ -96,8 +96,9 @@ async function beforeStop(
           ...stop,
         };
   const outcome = await hooks.fire(event, signal);
-  if (outcome.stop) return stopOf(hooks, outcome.stop);
-  return outcome.block ? { continueWith: outcome.block.reason } : {};
+  const cleared = outcome.clearContext ? { clearContext: true } : {};
+  if (outcome.stop) return { ...stopOf(hooks, outcome.stop), ...cleared };
+  return outcome.block ? { continueWith: outcome.block.reason, ...cleared } : {};
 }
 
 async function beforeModel(

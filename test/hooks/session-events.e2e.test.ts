@@ -225,4 +225,44 @@ print("{}")
       stop_hook_active: false,
     });
   });
+
+  it(
+    "clearContext with a block drops the conversation: the agent goes on with only the reason",
+    E2E,
+    async () => {
+      const after = `import json, sys
+d = json.load(sys.stdin)
+if not d["stop_hook_active"]:
+    print(json.dumps({"decision": "deny", "reason": "start over, in French", "hookSpecificOutput": {"clearContext": True}}))
+else:
+    print("{}")
+`;
+      ws = await createTempWorkspace({
+        "after.py": after,
+        ".gemini/settings.json": JSON.stringify({
+          hooks: {
+            AfterAgent: [{ hooks: [{ type: "command", command: `python3 "$GEMINI_PROJECT_DIR/after.py"` }] }],
+          },
+        }),
+      });
+      const forgot = (text: string) => (request: RecordedRequest) => {
+        if (request.text.includes(text)) throw new Error(`the model was still sent "${text}"`);
+      };
+      server = await startModelServer([
+        { text: "hello PINEAPPLE" },
+        {
+          text: "bonjour",
+          expect: (request) => {
+            sees("start over, in French")(request);
+            forgot("greet me")(request);
+            forgot("PINEAPPLE")(request);
+          },
+        },
+      ]);
+      const run = await gantry(["-p", "greet me"]);
+      expect(run.code, run.stderr).toBe(0);
+      server.assertDone();
+      expect(run.stdout).toContain("bonjour");
+    },
+  );
 });

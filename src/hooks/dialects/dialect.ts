@@ -19,6 +19,8 @@ export interface HandlerVerdict {
   block?: string;
   /** `continue: false`: the agent's run ends after this (its `stopReason`, for the user). */
   stop?: string;
+  /** Gemini's AfterAgent `clearContext`: with a block or a stop, the conversation so far is dropped. */
+  clearContext?: boolean;
   /** Shown to the user, never to the model. */
   systemMessage?: string;
   /** permission_request: the hook answers the question for the user. */

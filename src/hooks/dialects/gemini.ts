@@ -103,6 +103,10 @@ function decodeFlow(
         Object.assign(verdict, rewriteFrom(GEMINI_TOOLS, event.call, specific.tool_input));
       return withContext(verdict, context);
     }
+    case "stop": {
+      const verdict = withContext({ ...common, ...blocked }, context);
+      return specific.clearContext === true ? { ...verdict, clearContext: true } : verdict;
+    }
     case "post_tool_execution": {
       const verdict = withContext({ ...common, ...blocked }, context);
       const tail =
@@ -110,7 +114,6 @@ function decodeFlow(
       return tail ? { ...verdict, tail } : verdict;
     }
     case "user_prompt_submit":
-    case "stop":
     case "subagent_stop":
       return withContext({ ...common, ...blocked }, context);
     case "before_model": {
