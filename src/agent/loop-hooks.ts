@@ -1,3 +1,4 @@
+import type { ModelCallSettings } from "../models/client.js";
 import type { ToolResult } from "../tools/contract.js";
 import type { ToolDeclaration } from "../tools/registry.js";
 import type { ConversationMessage } from "./conversation.js";
@@ -21,6 +22,14 @@ export interface BeforeModelOutcome extends RunStop {
   tools?: readonly ToolDeclaration[];
   /** Context to add to the conversation before this call (what `async` hooks left since the last one). */
   context?: string[];
+  /** What this call sends instead (Gemini's `llm_request`); the conversation itself is unchanged. */
+  request?: ModelRequestOverride;
+}
+
+export interface ModelRequestOverride {
+  system?: string;
+  messages?: readonly ConversationMessage[];
+  settings?: ModelCallSettings;
 }
 
 export interface AfterModelOutcome extends RunStop {

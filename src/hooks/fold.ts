@@ -1,5 +1,6 @@
 import { describeFailure, failClosedFor, type HookNotes, noteFor } from "./decide.js";
 import type { HandlerVerdict, PermissionVerdict } from "./dialects/dialect.js";
+import type { LlmRequestEdit } from "./llm-request.js";
 import type { PlannedHandler } from "./plan.js";
 
 /** What the hooks of one lifecycle event said, folded (first block, first stop, all context, in order). */
@@ -11,6 +12,8 @@ export interface EventOutcome extends HookNotes {
   context: string[];
   /** permission_request: a deny anywhere wins over an allow. */
   permission?: PermissionVerdict & { source: string };
+  /** before_model: Gemini's `llm_request` (the last hook's, as Gemini merges them). */
+  request?: LlmRequestEdit;
   /** before_model / after_model: the first hook's reply text. */
   response?: string;
   /** before_tool_selection: NONE wins; allowed names are the union of every hook's. */
@@ -39,6 +42,7 @@ export function foldVerdict(outcome: EventOutcome, planned: PlannedHandler, verd
   outcome.context.push(...(verdict.additionalContext ?? []));
   if (verdict.block !== undefined && !outcome.block) outcome.block = { source, reason: verdict.block };
   if (verdict.clearContext) outcome.clearContext = true;
+  if (verdict.request) outcome.request = verdict.request;
   if (verdict.permission && outcome.permission?.behavior !== "deny")
     outcome.permission = { ...verdict.permission, source };
   for (const ignored of verdict.permission?.ignored ?? []) outcome.warnings.push(`${source}: ${ignored}`);

@@ -73,10 +73,20 @@ export const noSessionHooks: SessionHooks = {
 
 /**
  * Gemini CLI's `sequential: true` passes one handler's changes to the next: BeforeAgent's prompt carries
- * the context added so far.
+ * the context added so far, BeforeModel's `llm_request` the messages a hook gave back.
  */
 function chainedEvent(event: HookEvent, outcome: EventOutcome): HookEvent {
   if (event.kind === "user_prompt_submit" && outcome.context.length > 0)
     return { ...event, prompt: [event.prompt, ...outcome.context].join("\n\n") };
+  const messages = outcome.request?.messages;
+  if (event.kind === "before_model" && messages) {
+    const system = messages[0]?.role === "system" ? messages[0].content : event.request.system;
+    const rest = messages.filter((message, i) => i > 0 || message.role !== "system");
+    const shaped = rest.map((m) => ({
+      role: m.role === "model" ? ("model" as const) : ("user" as const),
+      content: m.content,
+    }));
+    return { ...event, request: { ...event.request, system, messages: shaped } };
+  }
   return event;
 }

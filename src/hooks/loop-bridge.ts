@@ -4,6 +4,7 @@ import type { ToolDeclaration } from "../tools/registry.js";
 import { GEMINI_TOOLS, QWEN_TOOLS } from "./dialects/tool-tables.js";
 import type { ModelRequestFacts } from "./events.js";
 import type { SessionHooks } from "./lifecycle.js";
+import { applyLlmRequestEdit } from "./llm-request.js";
 
 /** The agent whose loop the hooks watch: "main" (Stop) or a subagent (SubagentStop, with its type). */
 export interface LoopAgent {
@@ -128,7 +129,18 @@ async function beforeModel(
   const outcome = await hooks.fire(event, signal);
   if (outcome.block) return stopOf(hooks, outcome.block, "blocked the model call");
   if (outcome.stop) return stopOf(hooks, outcome.stop);
-  return { ...narrowed, ...(outcome.response !== undefined ? { response: outcome.response } : {}) };
+  if (outcome.request?.model && outcome.request.model !== agent.model)
+    hooks.log(
+      `a BeforeModel hook asked for model ${outcome.request.model}: not applied (the session keeps ${agent.model})`,
+    );
+  const override = outcome.request
+    ? { request: applyLlmRequestEdit({ ...request, tools }, outcome.request) }
+    : {};
+  return {
+    ...narrowed,
+    ...override,
+    ...(outcome.response !== undefined ? { response: outcome.response } : {}),
+  };
 }
 
 /** BeforeToolSelection: NONE declares no tools; allowed names (Gantry's or a dialect's) narrow them. */

@@ -1,5 +1,6 @@
 import type { Verdict } from "../../tools/gates.js";
 import type { HookEvent, HookSessionFacts, ToolCallFacts } from "../events.js";
+import type { LlmRequestEdit } from "../llm-request.js";
 import type { MatchNames } from "../matcher.js";
 import type { DialectId, HookRule } from "../rules.js";
 import { argsFromDialect, argsToDialect, type DialectTool } from "./tool-map.js";
@@ -25,6 +26,8 @@ export interface HandlerVerdict {
   systemMessage?: string;
   /** permission_request: the hook answers the question for the user. */
   permission?: PermissionVerdict;
+  /** before_model: Gemini's `llm_request`, what the call sends instead. */
+  request?: LlmRequestEdit;
   /** before_model: a reply that replaces the model call; after_model: the reply's new text. */
   response?: string;
   /** Gemini's AfterTool `tailToolCallRequest`: this call runs next, through the pipeline, and its result replaces the first's. */

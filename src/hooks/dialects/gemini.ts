@@ -1,5 +1,6 @@
 import type { Verdict } from "../../tools/gates.js";
 import type { HookEvent, HookSessionFacts } from "../events.js";
+import { llmRequestEdit } from "../llm-request.js";
 import {
   commonFields,
   type HandlerVerdict,
@@ -118,7 +119,13 @@ function decodeFlow(
       return withContext({ ...common, ...blocked }, context);
     case "before_model": {
       const response = textOfLlmResponse(specific.llm_response);
-      return { ...common, ...blocked, ...(response !== undefined ? { response } : {}) };
+      const request = llmRequestEdit(specific.llm_request);
+      return {
+        ...common,
+        ...blocked,
+        ...(response !== undefined ? { response } : {}),
+        ...(request ? { request } : {}),
+      };
     }
     case "after_model": {
       const response = textOfLlmResponse(specific.llm_response);
