@@ -1,12 +1,10 @@
 import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { runGantry } from "../support/cli.js";
-import { type ModelServer, type RecordedRequest, startModelServer } from "../support/model-server.js";
+import { type ModelServer, startModelServer } from "../support/model-server.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
 import { pidsWith, uniqueMarker } from "../tools/exec/helpers.js";
+import { E2E, gantryOn, sees } from "./e2e-cli.js";
 
-/** CLI runs spawn node and load the AI SDK: slow on a busy machine. */
-const E2E = { timeout: 120_000 };
 let server: ModelServer | undefined;
 let ws: TempWorkspace | undefined;
 afterEach(async () => {
@@ -15,25 +13,6 @@ afterEach(async () => {
   server = undefined;
   ws = undefined;
 });
-
-function gantry(args: string[]) {
-  if (!server || !ws) throw new Error("start the server and the workspace first");
-  return runGantry(
-    [
-      ...args,
-      "--model",
-      "openai:test-model",
-      "--base-url",
-      server.baseUrl("openai"),
-      "--workspace",
-      ws.root,
-      "--trust",
-      "--approval-mode",
-      "yolo",
-    ],
-    { env: { HOME: ws.home, OPENAI_API_KEY: "test-key" }, timeoutMs: 90_000 },
-  );
-}
 
 const asyncHook = (event: string, matcher: string, command: string) =>
   JSON.stringify({
@@ -60,14 +39,11 @@ echo '{"decision":"block","reason":"too late","systemMessage":"audit finished","
       const call = run(
         'touch ../call-ran; while [ ! -f ../hook-done ]; do sleep 0.05; done; sleep 1; echo "call done"',
       );
-      const sees = (text: string) => (request: RecordedRequest) => {
-        if (!request.text.includes(text)) throw new Error(`the model was not sent "${text}"`);
-      };
       server = await startModelServer([
         { toolCalls: [call] },
         { text: "done", expect: sees("audit: the call was logged") },
       ]);
-      const result = await gantry(["-p", "run it"]);
+      const result = await gantryOn(server, ws, ["-p", "run it", "--approval-mode", "yolo"]);
       expect(result.code, result.stderr).toBe(0);
       server.assertDone();
       expect(existsSync(`${ws.parent}/call-ran`)).toBe(true);
@@ -86,7 +62,7 @@ echo '{"decision":"block","reason":"too late","systemMessage":"audit finished","
       { toolCalls: [run("while [ ! -f ../hook-started ]; do sleep 0.05; done")] },
       { text: "bye" },
     ]);
-    const result = await gantry(["-p", "hello"]);
+    const result = await gantryOn(server, ws, ["-p", "hello", "--approval-mode", "yolo"]);
     expect(result.code, result.stderr).toBe(0);
     server.assertDone();
     expect(existsSync(`${ws.parent}/hook-started`)).toBe(true);

@@ -1,11 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { runGantry } from "../support/cli.js";
-import { type ModelServer, type RecordedRequest, startModelServer } from "../support/model-server.js";
+import { type ModelServer, startModelServer } from "../support/model-server.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
+import { E2E, gantryOn, sees } from "./e2e-cli.js";
 
-/** CLI runs spawn node and load the AI SDK: slow on a busy machine. */
-const E2E = { timeout: 120_000 };
 let server: ModelServer | undefined;
 let ws: TempWorkspace | undefined;
 afterEach(async () => {
@@ -14,15 +12,6 @@ afterEach(async () => {
   server = undefined;
   ws = undefined;
 });
-
-function gantry(args: string[]) {
-  if (!server || !ws) throw new Error("start the server and the workspace first");
-  const base = ["--model", "openai:test-model", "--base-url", server.baseUrl("openai")];
-  return runGantry([...args, ...base, "--workspace", ws.root, "--trust"], {
-    env: { HOME: ws.home, OPENAI_API_KEY: "test-key" },
-    timeoutMs: 90_000,
-  });
-}
 
 /** A Claude Code PermissionRequest hook on Bash that logs each question and answers with `decision`. */
 const permissionHook = (decision: unknown) =>
@@ -46,9 +35,6 @@ const run = (command: string) => ({
   name: "run_command",
   args: { CommandLine: command, Cwd: ".", WaitMsBeforeAsync: 10_000 },
 });
-const sees = (text: string) => (request: RecordedRequest) => {
-  if (!request.text.includes(text)) throw new Error(`the model was not sent "${text}"`);
-};
 const asked = () =>
   readFileSync(`${ws?.parent}/asked.jsonl`, "utf8")
     .trim()
@@ -64,7 +50,7 @@ describe("PermissionRequest's updatedInput and updatedPermissions (Claude Code),
       }),
     });
     server = await startModelServer([{ toolCalls: [run("echo original > original.txt")] }, { text: "ok" }]);
-    const result = await gantry(["-p", "go"]);
+    const result = await gantryOn(server, ws, ["-p", "go"]);
     expect(result.code, result.stderr).toBe(0);
     server.assertDone();
     expect(existsSync(`${ws.root}/original.txt`)).toBe(false);
@@ -84,7 +70,7 @@ describe("PermissionRequest's updatedInput and updatedPermissions (Claude Code),
       { toolCalls: [run("echo harmless")] },
       { text: "ok", expect: sees("Denied") },
     ]);
-    const result = await gantry(["-p", "go"]);
+    const result = await gantryOn(server, ws, ["-p", "go"]);
     expect(result.code, result.stderr).toBe(0);
     server.assertDone();
     expect(readFileSync(`${ws.root}/keep.txt`, "utf8")).toBe("precious");
@@ -111,7 +97,7 @@ describe("PermissionRequest's updatedInput and updatedPermissions (Claude Code),
       { toolCalls: [run("echo three > three.txt")] },
       { text: "ok" },
     ]);
-    const result = await gantry(["-p", "go"]);
+    const result = await gantryOn(server, ws, ["-p", "go"]);
     expect(result.code, result.stderr).toBe(0);
     server.assertDone();
     expect(existsSync(`${ws.root}/one.txt`)).toBe(true);
@@ -143,7 +129,7 @@ describe("PermissionRequest's updatedInput and updatedPermissions (Claude Code),
         }),
       });
       server = await startModelServer([{ toolCalls: [run("touch one.txt")] }, { text: "ok" }]);
-      const result = await gantry(["-p", "go"]);
+      const result = await gantryOn(server, ws, ["-p", "go"]);
       expect(result.code, result.stderr).toBe(0);
       expect(existsSync(`${ws.root}/one.txt`)).toBe(true);
       expect(result.stderr).toContain('setMode "bypassPermissions" is not applied');
