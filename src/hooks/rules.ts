@@ -30,6 +30,13 @@ export type HandlerConfig =
       allowedEnvVars?: string[];
     })
   | (HandlerBase & {
+      /** Claude Code's `type: "prompt"`: a model judges the event with this prompt (`$ARGUMENTS`: the event JSON). */
+      kind: "prompt";
+      prompt: string;
+      /** `provider:model-id` or a tier (`haiku`, ...); default: the session's model. */
+      model?: string;
+    })
+  | (HandlerBase & {
       /** A library caller's own function (createAgent `hooks`): the native event in, a decision out. */
       kind: "function";
       run(event: Record<string, unknown>, signal: AbortSignal): unknown;
@@ -110,6 +117,10 @@ const ASYNC_DIALECTS = new Set<DialectId>(["claude", "qwen"]);
 const RULE_FIELDS = new Set(["matcher", "hooks", "description"]);
 const COMMAND_FIELDS = ["type", "command", "timeout", "name", "description"];
 const HTTP_FIELDS = ["type", "url", "headers", "timeout", "name", "description"];
+const PROMPT_FIELDS = ["type", "prompt", "model", "timeout", "name", "description"];
+/** Harnesses with `type: "prompt"` handlers (Claude Code), and their default timeout: 30 s. */
+const PROMPT_DIALECTS = new Set<DialectId>(["claude"]);
+const PROMPT_TIMEOUT_MS = 30_000;
 
 /** Maps a configured event key to a firing event, or reports why it is ignored. */
 export function eventFor(ctx: ParseContext, key: string, at: string): HookEventName | undefined {
@@ -202,6 +213,8 @@ function parseHandler(ctx: ParseContext, raw: unknown, at: string): HandlerConfi
       );
     return [{ ...base, kind: "http", url: raw.url, headers, allowedEnvVars: allowed }];
   }
+  if (raw.type === "prompt" && PROMPT_DIALECTS.has(ctx.dialect))
+    return parsePromptHandler(ctx, raw, at, name);
   const type = JSON.stringify(raw.type);
   // Other harnesses have prompt/agent handlers; skipping them must not stop the session.
   const severity = ctx.dialect === "native" ? "error" : "warning";
@@ -212,6 +225,25 @@ function parseHandler(ctx: ParseContext, raw: unknown, at: string): HandlerConfi
     message: `unsupported handler type ${type}; skipped`,
   });
   return [];
+}
+
+function parsePromptHandler(
+  ctx: ParseContext,
+  raw: Record<string, unknown>,
+  at: string,
+  name: string,
+): HandlerConfig[] {
+  flagUnknown(ctx, raw, at, [...PROMPT_FIELDS, ...ctx.extraHandlerFields]);
+  if (typeof raw.prompt !== "string" || raw.prompt.trim() === "") {
+    ctx.problems.push(error(ctx.file, `${at}.prompt`, "must be a non-empty string"));
+    return [];
+  }
+  const timeoutMs = readTimeout(ctx, raw.timeout, `${at}.timeout`, {
+    unitMs: ctx.timeoutUnitMs,
+    defaultMs: PROMPT_TIMEOUT_MS,
+  });
+  const model = typeof raw.model === "string" && raw.model !== "" ? { model: raw.model } : {};
+  return [{ name, timeoutMs, kind: "prompt", prompt: raw.prompt, ...model }];
 }
 
 function readTimeout(

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { ModelClient } from "../models/client.js";
 import { fileDigest } from "../trust/digest.js";
 import { createBackgroundHandlers } from "./background.js";
 import { interpretBody, interpretExit } from "./decide.js";
@@ -9,6 +10,7 @@ import type { HandlerConfig, HookConfig } from "./rules.js";
 import { runCommandHook } from "./run-command.js";
 import { runFunctionHook } from "./run-function.js";
 import { expandHeaderValues, runHttpHook } from "./run-http.js";
+import { runPromptHook } from "./run-prompt.js";
 
 export interface HookRuntimeOptions {
   config: HookConfig;
@@ -27,6 +29,8 @@ export interface HookRuntimeOptions {
   /** Bytes kept of each hook's stdout, stderr or response body; default 1 MiB. */
   maxOutputBytes?: number;
   killGraceMs?: number;
+  /** The model `type: "prompt"` hooks ask: the session's (no `model`), or the one a handler names; a string says why none. */
+  judgeModel?: (model: string | undefined) => ModelClient | string;
 }
 
 /** The session's hooks snapshot and the one way a handler runs: plan, spawn or POST, interpret. */
@@ -95,45 +99,55 @@ export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
       notes.push(`hook ${planned.label}: ${refused}`);
       return { verdict: refusedVerdict(event, `hook ${planned.label}: ${refused}`), notes };
     }
-    if (handler.kind === "command") {
-      const outcome = await runCommandHook({
-        command: handler.command,
-        input: payload,
-        cwd: facts.workspaceRoot,
-        env: hookEnvFor(facts),
-        timeoutMs: handler.timeoutMs,
-        maxOutputBytes,
-        signal,
-        killGraceMs: options.killGraceMs,
-      });
-      const verdict: HandlerVerdict = outcome.ok
-        ? interpretExit(planned.dialect, event, facts, outcome.exit)
-        : { failure: outcome.failure };
-      return { verdict, notes };
-    }
-    if (handler.kind === "function") {
-      const outcome = await runFunctionHook(handler, JSON.parse(payload) as Record<string, unknown>, signal);
-      const verdict: HandlerVerdict = outcome.ok
+    const fromBody = (outcome: { ok: true; output: string } | { ok: false; failure: string }) =>
+      outcome.ok
         ? interpretBody(planned.dialect, event, facts, outcome.output)
         : { failure: outcome.failure };
-      return { verdict, notes };
+    switch (handler.kind) {
+      case "command": {
+        const outcome = await runCommandHook({
+          command: handler.command,
+          input: payload,
+          cwd: facts.workspaceRoot,
+          env: hookEnvFor(facts),
+          timeoutMs: handler.timeoutMs,
+          maxOutputBytes,
+          signal,
+          killGraceMs: options.killGraceMs,
+        });
+        const verdict: HandlerVerdict = outcome.ok
+          ? interpretExit(planned.dialect, event, facts, outcome.exit)
+          : { failure: outcome.failure };
+        return { verdict, notes };
+      }
+      case "prompt": {
+        const client = options.judgeModel?.(handler.model) ?? "this session has no model for prompt hooks";
+        const request = { client, prompt: handler.prompt, input: payload, event, signal };
+        return {
+          verdict: fromBody(await runPromptHook({ ...request, timeoutMs: handler.timeoutMs })),
+          notes,
+        };
+      }
+      case "function": {
+        const input = JSON.parse(payload) as Record<string, unknown>;
+        return { verdict: fromBody(await runFunctionHook(handler, input, signal)), notes };
+      }
+      case "http": {
+        const { headers, missing } = expandHeaderValues(handler.headers, baseEnv, handler.allowedEnvVars);
+        const why = handler.allowedEnvVars ? "unset or not in allowedEnvVars" : "unset";
+        for (const name of missing)
+          notes.push(`hook ${planned.label}: header references ${name}, which is ${why}`);
+        const outcome = await runHttpHook({
+          url: handler.url,
+          headers,
+          body: payload,
+          timeoutMs: handler.timeoutMs,
+          maxBodyBytes: maxOutputBytes,
+          signal,
+        });
+        return { verdict: fromBody(outcome.ok ? { ok: true, output: outcome.body } : outcome), notes };
+      }
     }
-    const { headers, missing } = expandHeaderValues(handler.headers, baseEnv, handler.allowedEnvVars);
-    const why = handler.allowedEnvVars ? "unset or not in allowedEnvVars" : "unset";
-    for (const name of missing)
-      notes.push(`hook ${planned.label}: header references ${name}, which is ${why}`);
-    const outcome = await runHttpHook({
-      url: handler.url,
-      headers,
-      body: payload,
-      timeoutMs: handler.timeoutMs,
-      maxBodyBytes: maxOutputBytes,
-      signal,
-    });
-    const verdict: HandlerVerdict = outcome.ok
-      ? interpretBody(planned.dialect, event, facts, outcome.body)
-      : { failure: outcome.failure };
-    return { verdict, notes };
   }
 
   const background = createBackgroundHandlers(runHandler, log);

@@ -78,6 +78,7 @@ function describeHandler(handler: HandlerConfig): string {
   const timeout = `timeout ${handler.timeoutMs / 1000} s`;
   if (handler.kind === "command") return `command: ${handler.command} (${timeout})`;
   if (handler.kind === "function") return `function: ${handler.name} (${timeout})`;
+  if (handler.kind === "prompt") return `prompt: ${JSON.stringify(handler.prompt)} (${timeout})`;
   const headers = Object.keys(handler.headers);
   return `http POST ${handler.url}${headers.length ? ` headers: ${headers.join(", ")}` : ""} (${timeout})`;
 }
