@@ -118,8 +118,8 @@ const RULE_FIELDS = new Set(["matcher", "hooks", "description"]);
 const COMMAND_FIELDS = ["type", "command", "timeout", "name", "description"];
 const HTTP_FIELDS = ["type", "url", "headers", "timeout", "name", "description"];
 const PROMPT_FIELDS = ["type", "prompt", "model", "timeout", "name", "description"];
-/** Harnesses with `type: "prompt"` handlers (Claude Code), and their default timeout: 30 s. */
-const PROMPT_DIALECTS = new Set<DialectId>(["claude"]);
+/** Harnesses with `type: "prompt"` handlers (Claude Code, Qwen Code), timed in seconds, default 30. */
+const PROMPT_DIALECTS = new Set<DialectId>(["claude", "qwen"]);
 const PROMPT_TIMEOUT_MS = 30_000;
 
 /** Maps a configured event key to a firing event, or reports why it is ignored. */
@@ -239,7 +239,7 @@ function parsePromptHandler(
     return [];
   }
   const timeoutMs = readTimeout(ctx, raw.timeout, `${at}.timeout`, {
-    unitMs: ctx.timeoutUnitMs,
+    unitMs: 1000,
     defaultMs: PROMPT_TIMEOUT_MS,
   });
   const model = typeof raw.model === "string" && raw.model !== "" ? { model: raw.model } : {};

@@ -8,6 +8,8 @@ export interface PromptHookRequest {
   /** The event JSON, as a command hook would read it on stdin. */
   input: string;
   event: HookEvent;
+  /** Whose contract the answer follows: Qwen Code's `ok: false` also stops the agent, and carries context. */
+  dialect: "claude" | "qwen";
   timeoutMs: number;
   signal: AbortSignal;
 }
@@ -36,7 +38,7 @@ export async function runPromptHook(request: PromptHookRequest): Promise<PromptH
   try {
     const stream = request.client.streamTurn({
       system: JUDGE_SYSTEM,
-      messages: [{ role: "user", text, source: "prompt hook" }],
+      messages: [{ role: "user", text }],
       tools: [],
       signal: AbortSignal.any([request.signal, timeout]),
     });
@@ -51,7 +53,7 @@ export async function runPromptHook(request: PromptHookRequest): Promise<PromptH
   const verdict = readVerdict(answer);
   if (!verdict)
     return { ok: false, failure: `the model's answer is not {"ok", "reason"}: ${preview(answer)}` };
-  return { ok: true, output: JSON.stringify(verdict.ok ? {} : blockFor(request.event, verdict.reason)) };
+  return { ok: true, output: JSON.stringify(outputFor(request, verdict)) };
 }
 
 function failureOf(message: string, request: PromptHookRequest, timeout: AbortSignal): string {
@@ -59,8 +61,30 @@ function failureOf(message: string, request: PromptHookRequest, timeout: AbortSi
   return request.signal.aborted ? "aborted" : `the model call failed: ${message}`;
 }
 
+interface JudgeVerdict {
+  ok: boolean;
+  reason: string;
+  additionalContext?: string;
+}
+
+/** The judge's answer as the harness's own prompt hooks turn it into hook output. */
+function outputFor(request: PromptHookRequest, verdict: JudgeVerdict): Record<string, unknown> {
+  if (request.dialect === "claude") return verdict.ok ? {} : blockFor(request.event, verdict.reason);
+  const context = verdict.additionalContext
+    ? { hookSpecificOutput: { additionalContext: verdict.additionalContext } }
+    : {};
+  if (verdict.ok) return context;
+  return {
+    continue: false,
+    stopReason: verdict.reason,
+    decision: "block",
+    reason: verdict.reason,
+    ...context,
+  };
+}
+
 /** The JSON object in the model's reply (a fenced block or surrounding words are tolerated). */
-function readVerdict(answer: string): { ok: boolean; reason: string } | undefined {
+function readVerdict(answer: string): JudgeVerdict | undefined {
   const start = answer.indexOf("{");
   const end = answer.lastIndexOf("}");
   if (start < 0 || end < start) return undefined;
@@ -69,7 +93,9 @@ function readVerdict(answer: string): { ok: boolean; reason: string } | undefine
     if (typeof parsed.ok !== "boolean") return undefined;
     const reason =
       typeof parsed.reason === "string" && parsed.reason ? parsed.reason : "the prompt hook said no";
-    return { ok: parsed.ok, reason };
+    const context =
+      typeof parsed.additionalContext === "string" ? { additionalContext: parsed.additionalContext } : {};
+    return { ok: parsed.ok, reason, ...context };
   } catch {
     return undefined;
   }

@@ -122,7 +122,8 @@ export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
       }
       case "prompt": {
         const client = options.judgeModel?.(handler.model) ?? "this session has no model for prompt hooks";
-        const request = { client, prompt: handler.prompt, input: payload, event, signal };
+        const dialect = planned.dialect.id === "qwen" ? ("qwen" as const) : ("claude" as const);
+        const request = { client, prompt: handler.prompt, input: payload, event, dialect, signal };
         return {
           verdict: fromBody(await runPromptHook({ ...request, timeoutMs: handler.timeoutMs })),
           notes,

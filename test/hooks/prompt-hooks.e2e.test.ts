@@ -98,3 +98,36 @@ describe("Claude Code's prompt hooks, end to end", () => {
     expect(existsSync(`${ws.root}/late`)).toBe(true);
   });
 });
+
+describe("Qwen Code's prompt hooks, end to end", () => {
+  it(
+    "ok false denies the call and, as in Qwen Code, stops the agent; the timeout is in seconds",
+    E2E,
+    async () => {
+      ws = await createTempWorkspace({
+        ".qwen/settings.json": JSON.stringify({
+          hooks: {
+            PreToolUse: [
+              {
+                matcher: "run_shell_command",
+                hooks: [{ type: "prompt", prompt: "Block writes to secret files: $ARGUMENTS", timeout: 20 }],
+              },
+            ],
+          },
+        }),
+      });
+      server = await startModelServer([
+        { toolCalls: [touch("secret")] },
+        {
+          text: '{"ok": false, "reason": "secret files are off limits"}',
+          expect: sees('\\"tool_name\\":\\"run_shell_command\\"'),
+        },
+      ]);
+      const result = await gantryOn(server, ws, ["-p", "touch the secret", "--approval-mode", "yolo"]);
+      expect(result.code, result.stderr).toBe(0);
+      server.assertDone();
+      expect(existsSync(`${ws.root}/secret`)).toBe(false);
+      expect(result.stderr).toContain("stopped the agent: secret files are off limits");
+    },
+  );
+});
