@@ -189,6 +189,8 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     workspaceRoot: workspace.root,
     identity,
     approvalMode: () => permissionsForHooks?.mode,
+    // prompt hooks ask the model subagents would get: the session's, a tier or a provider:model
+    judgeModel: (model) => subagents.modelFor(model),
   });
   const hooks = createSessionHooks(hookRuntime);
   const toolNames = (name: string) => {

@@ -1,3 +1,4 @@
+import type { ModelCallSettings } from "../models/client.js";
 import type { ToolResult } from "../tools/contract.js";
 import type { ToolDeclaration } from "../tools/registry.js";
 import type { ConversationMessage } from "./conversation.js";
@@ -19,6 +20,16 @@ export interface BeforeModelOutcome extends RunStop {
   response?: string;
   /** The tools the model may call this turn (BeforeToolSelection); [] = none. */
   tools?: readonly ToolDeclaration[];
+  /** Context to add to the conversation before this call (what `async` hooks left since the last one). */
+  context?: string[];
+  /** What this call sends instead (Gemini's `llm_request`); the conversation itself is unchanged. */
+  request?: ModelRequestOverride;
+}
+
+export interface ModelRequestOverride {
+  system?: string;
+  messages?: readonly ConversationMessage[];
+  settings?: ModelCallSettings;
 }
 
 export interface AfterModelOutcome extends RunStop {
@@ -40,11 +51,12 @@ export interface LoopHooks {
   /**
    * The agent would stop. `continueWith`: a hook blocked the stop, and the agent goes on with this as
    * its next message. `stopHookActive` is true once a hook has sent the agent on in this run.
+   * `clearContext` (Gemini's AfterAgent): the conversation so far is dropped first.
    */
   beforeStop?(
     facts: { lastAssistantMessage: string; stopHookActive: boolean },
     signal: AbortSignal,
-  ): Promise<RunStop & { continueWith?: string }>;
+  ): Promise<RunStop & { continueWith?: string; clearContext?: boolean }>;
   /** Before a compaction: `skip` keeps the conversation as it is; `instructions` go to the summariser. */
   beforeCompact?(signal: AbortSignal): Promise<{ skip?: boolean; instructions: string[] }>;
   /** After a compaction: context to add to the conversation (SessionStart with source "compact"). */

@@ -4,7 +4,7 @@ import type { ToolPipeline } from "../tools/pipeline.js";
 import { forMainAgent, type ToolDeclaration } from "../tools/registry.js";
 import { MAX_TOOL_ARGUMENT_BYTES, oversizedArgumentsMessage } from "../tools/validation.js";
 import { compactAfterOverflow, compactIfNeeded } from "./compaction-step.js";
-import type { CompactionOptions } from "./context.js";
+import { applyCompaction, type CompactionOptions } from "./context.js";
 import {
   answerUnansweredCalls,
   type Conversation,
@@ -220,12 +220,25 @@ async function stopOrGoOn(run: LoopRun): Promise<AgentRunResult | undefined> {
   };
   const outcome = await beforeStop(facts, run.signal);
   if (run.signal.aborted) return finish(run, "aborted");
+  if (outcome.clearContext) clearConversation(run);
   if (outcome.stop !== undefined) return finish(run, "stopped", undefined, outcome.stop);
   if (outcome.continueWith === undefined) return finish(run, "completed");
   run.stopBlocks++;
   run.stopHookActive = true;
   append(run, { role: "user", text: outcome.continueWith, source: "stop hook" });
   return undefined;
+}
+
+/**
+ * A hook dropped the conversation (Gemini's AfterAgent `clearContext`): recorded as a compaction whose
+ * summary says so, so a resumed session reads the same conversation.
+ */
+function clearConversation(run: LoopRun): void {
+  const replacedCount = run.conversation.messages.length;
+  const summary = "(The conversation before this point was cleared by a hook.)";
+  applyCompaction(run.conversation, summary, replacedCount);
+  run.measured = { tokens: 0, messageCount: 0 };
+  run.emit({ type: "compaction", summary, replacedCount, tokensBefore: 0 });
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { ToolDeclaration } from "../tools/registry.js";
 import type { ToolCallRecord } from "./conversation.js";
 import { type ModelErrorInfo, type TurnUsage, ZERO_USAGE } from "./events.js";
-import type { ModelRequestView } from "./loop-hooks.js";
-import type { LoopRun } from "./loop-state.js";
+import { hookContextMessage, type ModelRequestOverride, type ModelRequestView } from "./loop-hooks.js";
+import { append, type LoopRun } from "./loop-state.js";
 import { retryDelay, sleep } from "./retry.js";
 
 export interface TurnOutcome {
@@ -32,13 +32,14 @@ export async function modelTurn(run: LoopRun, turn: number): Promise<TurnOutcome
     tools: run.tools,
   };
   const before = (await hooks?.beforeModel?.(request, run.signal)) ?? {};
+  if (before.context && before.context.length > 0) append(run, hookContextMessage(before.context));
   if (before.stop !== undefined) return { text: "", calls: [], usage: ZERO_USAGE, stop: before.stop };
   if (before.response !== undefined) {
     if (before.response) run.emit({ type: "text_delta", turn, text: before.response });
     return { text: before.response, calls: [], usage: ZERO_USAGE };
   }
   const hold = hooks?.holdsText === true && hooks.afterModel !== undefined;
-  let outcome = await streamTurnWithRetry(run, turn, before.tools ?? run.tools, hold);
+  let outcome = await streamTurnWithRetry(run, turn, before.tools ?? run.tools, hold, before.request);
   if (hooks?.afterModel && !outcome.error) {
     const after = await hooks.afterModel(
       { ...request, tools: before.tools ?? run.tools },
@@ -67,9 +68,10 @@ async function streamTurnWithRetry(
   turn: number,
   tools: readonly ToolDeclaration[],
   hold: boolean,
+  override: ModelRequestOverride = {},
 ): Promise<TurnOutcome> {
   for (let attempt = 1; ; attempt++) {
-    const outcome = await streamTurn(run, turn, tools, hold);
+    const outcome = await streamTurn(run, turn, tools, hold, override);
     if (!outcome.error) return outcome;
     if (outcome.error.kind === "aborted" || run.signal.aborted) {
       // keep what the model already said; its calls are kept too and answered "aborted"
@@ -97,13 +99,15 @@ async function streamTurn(
   turn: number,
   tools: readonly ToolDeclaration[],
   hold: boolean,
+  override: ModelRequestOverride,
 ): Promise<TurnOutcome> {
   const outcome: TurnOutcome = { text: "", calls: [], usage: ZERO_USAGE };
   const stream = run.model.streamTurn({
-    system: run.options.system,
-    messages: run.conversation.messages,
+    system: override.system ?? run.options.system,
+    messages: override.messages ?? run.conversation.messages,
     tools,
     signal: run.signal,
+    ...(override.settings ? { settings: override.settings } : {}),
   });
   for await (const part of stream) {
     if (part.type === "text_delta") {

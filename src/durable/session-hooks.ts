@@ -16,6 +16,9 @@ export function journaledSessionHooks(hooks: SessionHooks, journal: Journal): Se
     },
     notify: (event) => hooks.notify(event),
     settled: () => hooks.settled(),
+    hasBackground: () => hooks.hasBackground(),
+    // when async hooks finish depends on timing: a replay reads what the first run took
+    takeContext: (agentId) => journal.step(`hook context ${++fired}`, () => hooks.takeContext(agentId)),
     log: (line) => hooks.log(line),
   };
 }

@@ -7,7 +7,8 @@ export type ToolNamesLookup = (name: string) => { name: string; aliases: readonl
 
 /**
  * The asker as hooks see it: before the user is asked, PermissionRequest hooks may answer for them (allow
- * runs the call once, deny refuses it with the hook's message); when the question does reach a person,
+ * runs the call once, with the input it changed, and adds the session allow rules it gave; deny refuses
+ * it with the hook's message); when the question does reach a person,
  * Notification hooks hear that a permission question is waiting (they are not waited for).
  */
 export function withPermissionHooks(asker: Asker, hooks: SessionHooks, lookup: ToolNamesLookup): Asker {
@@ -51,7 +52,14 @@ async function answerByHook(
   const outcome = await hooks.fire({ kind: "permission_request", call, subjects: request.subjects }, signal);
   const permission = outcome.permission;
   if (!permission) return undefined;
-  if (permission.behavior === "allow") return { choice: "once", answeredBy: permission.source };
+  if (permission.behavior === "allow") {
+    return {
+      choice: "once",
+      answeredBy: permission.source,
+      ...(permission.args ? { args: permission.args } : {}),
+      ...(permission.sessionRules ? { sessionRules: permission.sessionRules } : {}),
+    };
+  }
   return {
     choice: "deny",
     answeredBy: permission.source,

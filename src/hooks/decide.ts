@@ -85,6 +85,7 @@ export function createVerdictAggregate(args: Record<string, unknown>, phase: "be
   const reports: (string | HookFailure)[] = [];
   const notes: HookNotes = { messages: [] };
   let replaced: { source: string; reason: string } | undefined;
+  let tail: { source: string; name: string; args: Record<string, unknown> } | undefined;
   let current = args;
   return {
     get args() {
@@ -105,6 +106,8 @@ export function createVerdictAggregate(args: Record<string, unknown>, phase: "be
       if (phase === "after") {
         // seed 002: decisions after the call are ignored; Gemini CLI's AfterTool deny hides the result
         if (verdict.block !== undefined && !replaced) replaced = { source, reason: verdict.block };
+        // Gemini merges its hooks' outputs field by field: the last tail call asked for is the one
+        if (verdict.tail) tail = { source, ...verdict.tail };
         return;
       }
       if (verdict.verdict) decisions.push({ verdict: verdict.verdict, source, reason: verdict.reason });
@@ -119,7 +122,17 @@ export function createVerdictAggregate(args: Record<string, unknown>, phase: "be
         typeof report === "string" ? report : describeFailure(report, phase, decision),
       );
       const hookAllowed = decision.verdict === "allow" && decisions.length > 0;
-      return { decision, hookAllowed, args: current, additionalContext, warnings, notes, replaced };
+      const tailCall = replaced || notes.stop ? undefined : tail;
+      return {
+        decision,
+        hookAllowed,
+        args: current,
+        additionalContext,
+        warnings,
+        notes,
+        replaced,
+        tail: tailCall,
+      };
     },
   };
 }

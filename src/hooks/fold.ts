@@ -1,14 +1,19 @@
 import { describeFailure, failClosedFor, type HookNotes, noteFor } from "./decide.js";
-import type { HandlerVerdict } from "./dialects/dialect.js";
+import type { HandlerVerdict, PermissionVerdict } from "./dialects/dialect.js";
+import type { LlmRequestEdit } from "./llm-request.js";
 import type { PlannedHandler } from "./plan.js";
 
 /** What the hooks of one lifecycle event said, folded (first block, first stop, all context, in order). */
 export interface EventOutcome extends HookNotes {
+  /** Gemini's AfterAgent `clearContext` (any hook's): the conversation is dropped with the block or stop. */
+  clearContext?: boolean;
   /** The first block: the prompt refused, the agent sent on, the compaction or model turn stopped. */
   block?: { source: string; reason: string };
   context: string[];
   /** permission_request: a deny anywhere wins over an allow. */
-  permission?: { behavior: "allow" | "deny"; source: string; message?: string; interrupt?: boolean };
+  permission?: PermissionVerdict & { source: string };
+  /** before_model: Gemini's `llm_request` (the last hook's, as Gemini merges them). */
+  request?: LlmRequestEdit;
   /** before_model / after_model: the first hook's reply text. */
   response?: string;
   /** before_tool_selection: NONE wins; allowed names are the union of every hook's. */
@@ -36,8 +41,11 @@ export function foldVerdict(outcome: EventOutcome, planned: PlannedHandler, verd
   noteFor(outcome, source, verdict);
   outcome.context.push(...(verdict.additionalContext ?? []));
   if (verdict.block !== undefined && !outcome.block) outcome.block = { source, reason: verdict.block };
+  if (verdict.clearContext) outcome.clearContext = true;
+  if (verdict.request) outcome.request = verdict.request;
   if (verdict.permission && outcome.permission?.behavior !== "deny")
     outcome.permission = { ...verdict.permission, source };
+  for (const ignored of verdict.permission?.ignored ?? []) outcome.warnings.push(`${source}: ${ignored}`);
   if (verdict.response !== undefined && outcome.response === undefined) outcome.response = verdict.response;
   if (verdict.toolConfig) foldToolConfig(outcome, verdict.toolConfig);
 }

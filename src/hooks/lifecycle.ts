@@ -1,6 +1,7 @@
 import type { HookEvent, HookEventName } from "./events.js";
 import { type EventOutcome, emptyOutcome, foldVerdict } from "./fold.js";
 import type { HookRuntime } from "./runtime.js";
+import { runPlanned } from "./schedule.js";
 
 /**
  * The session's lifecycle hooks (everything but the tool events, which the pipeline's hook step runs):
@@ -12,7 +13,12 @@ export interface SessionHooks {
   fire(event: HookEvent, signal?: AbortSignal): Promise<EventOutcome>;
   /** Fires without waiting (Notification: the user is not kept waiting for a hook); `settled` awaits them. */
   notify(event: HookEvent): void;
+  /** The session closes: notifications are awaited, `async` hooks still running are ended. */
   settled(): Promise<void>;
+  /** Whether some handler runs in the background (`async`), so context may wait for a model call. */
+  hasBackground(): boolean;
+  /** The context `async` hooks left for this agent since the last take (its next model call gets it). */
+  takeContext(agentId: string): Promise<string[]>;
   log(line: string): void;
 }
 
@@ -22,12 +28,13 @@ export function createSessionHooks(runtime: HookRuntime): SessionHooks {
   async function fire(event: HookEvent, signal = new AbortController().signal): Promise<EventOutcome> {
     const outcome = emptyOutcome();
     if (!runtime.has(event.kind)) return outcome;
-    for (const planned of runtime.plan(event)) {
-      if (signal.aborted) break;
-      const { verdict, notes } = await runtime.runHandler(planned, event, signal);
-      outcome.warnings.push(...notes);
-      foldVerdict(outcome, planned, verdict);
-    }
+    await runPlanned(runtime, runtime.plan(event), event, signal, {
+      current: (_next, chained) => (chained ? chainedEvent(event, outcome) : event),
+      take(planned, verdict, notes) {
+        outcome.warnings.push(...notes);
+        foldVerdict(outcome, planned, verdict);
+      },
+    });
     for (const line of [...outcome.warnings, ...outcome.messages]) runtime.log(line);
     return outcome;
   }
@@ -45,7 +52,10 @@ export function createSessionHooks(runtime: HookRuntime): SessionHooks {
     },
     async settled() {
       await Promise.allSettled([...inFlight]);
+      await runtime.endBackground();
     },
+    hasBackground: () => runtime.hasBackground(),
+    takeContext: async (agentId) => runtime.takeContext(agentId),
     log: (line) => runtime.log(line),
   };
 }
@@ -56,5 +66,27 @@ export const noSessionHooks: SessionHooks = {
   fire: async () => emptyOutcome(),
   notify: () => undefined,
   settled: async () => undefined,
+  hasBackground: () => false,
+  takeContext: async () => [],
   log: () => undefined,
 };
+
+/**
+ * Gemini CLI's `sequential: true` passes one handler's changes to the next: BeforeAgent's prompt carries
+ * the context added so far, BeforeModel's `llm_request` the messages a hook gave back.
+ */
+function chainedEvent(event: HookEvent, outcome: EventOutcome): HookEvent {
+  if (event.kind === "user_prompt_submit" && outcome.context.length > 0)
+    return { ...event, prompt: [event.prompt, ...outcome.context].join("\n\n") };
+  const messages = outcome.request?.messages;
+  if (event.kind === "before_model" && messages) {
+    const system = messages[0]?.role === "system" ? messages[0].content : event.request.system;
+    const rest = messages.filter((message, i) => i > 0 || message.role !== "system");
+    const shaped = rest.map((m) => ({
+      role: m.role === "model" ? ("model" as const) : ("user" as const),
+      content: m.content,
+    }));
+    return { ...event, request: { ...event.request, system, messages: shaped } };
+  }
+  return event;
+}

@@ -4,6 +4,7 @@ import type { ToolDeclaration } from "../tools/registry.js";
 import { GEMINI_TOOLS, QWEN_TOOLS } from "./dialects/tool-tables.js";
 import type { ModelRequestFacts } from "./events.js";
 import type { SessionHooks } from "./lifecycle.js";
+import { applyLlmRequestEdit } from "./llm-request.js";
 
 /** The agent whose loop the hooks watch: "main" (Stop) or a subagent (SubagentStop, with its type). */
 export interface LoopAgent {
@@ -27,7 +28,7 @@ export function loopHooksFor(hooks: SessionHooks, agent: LoopAgent): LoopHooks |
   const loop: { -readonly [K in keyof LoopHooks]: LoopHooks[K] } = {};
   const stopEvent = agent.agentType === undefined ? "stop" : "subagent_stop";
   if (hooks.has(stopEvent)) loop.beforeStop = (facts, signal) => beforeStop(hooks, agent, facts, signal);
-  if (hooks.has("before_model") || hooks.has("before_tool_selection"))
+  if (hooks.has("before_model") || hooks.has("before_tool_selection") || hooks.hasBackground())
     loop.beforeModel = (request, signal) => beforeModel(hooks, agent, request, signal);
   if (hooks.has("after_model")) {
     loop.holdsText = true;
@@ -96,8 +97,9 @@ async function beforeStop(
           ...stop,
         };
   const outcome = await hooks.fire(event, signal);
-  if (outcome.stop) return stopOf(hooks, outcome.stop);
-  return outcome.block ? { continueWith: outcome.block.reason } : {};
+  const cleared = outcome.clearContext ? { clearContext: true } : {};
+  if (outcome.stop) return { ...stopOf(hooks, outcome.stop), ...cleared };
+  return outcome.block ? { continueWith: outcome.block.reason, ...cleared } : {};
 }
 
 async function beforeModel(
@@ -106,6 +108,8 @@ async function beforeModel(
   request: ModelRequestView,
   signal: AbortSignal,
 ) {
+  const context = hooks.hasBackground() ? await hooks.takeContext(agent.agentId) : [];
+  const added = context.length > 0 ? { context } : {};
   let tools = request.tools;
   if (hooks.has("before_tool_selection")) {
     const event = {
@@ -115,7 +119,7 @@ async function beforeModel(
     };
     tools = selectTools(agent, tools, (await hooks.fire(event, signal)).toolConfig);
   }
-  const narrowed = tools !== request.tools ? { tools } : {};
+  const narrowed = { ...added, ...(tools !== request.tools ? { tools } : {}) };
   if (!hooks.has("before_model")) return narrowed;
   const event = {
     kind: "before_model" as const,
@@ -125,7 +129,18 @@ async function beforeModel(
   const outcome = await hooks.fire(event, signal);
   if (outcome.block) return stopOf(hooks, outcome.block, "blocked the model call");
   if (outcome.stop) return stopOf(hooks, outcome.stop);
-  return { ...narrowed, ...(outcome.response !== undefined ? { response: outcome.response } : {}) };
+  if (outcome.request?.model && outcome.request.model !== agent.model)
+    hooks.log(
+      `a BeforeModel hook asked for model ${outcome.request.model}: not applied (the session keeps ${agent.model})`,
+    );
+  const override = outcome.request
+    ? { request: applyLlmRequestEdit({ ...request, tools }, outcome.request) }
+    : {};
+  return {
+    ...narrowed,
+    ...override,
+    ...(outcome.response !== undefined ? { response: outcome.response } : {}),
+  };
 }
 
 /** BeforeToolSelection: NONE declares no tools; allowed names (Gantry's or a dialect's) narrow them. */

@@ -19,6 +19,8 @@ export type HandlerConfig =
       scripts?: { file: string; digest: string }[];
       /** Set when trust forbids running it: the call it matches is denied with this reason. */
       refusal?: string;
+      /** Claude Code's `async: true`: runs in the background; nothing waits for it or obeys its decision. */
+      background?: boolean;
     })
   | (HandlerBase & {
       kind: "http";
@@ -26,6 +28,13 @@ export type HandlerConfig =
       headers: Record<string, string>;
       /** Claude Code: only these variables may be expanded in header values; undefined = any. */
       allowedEnvVars?: string[];
+    })
+  | (HandlerBase & {
+      /** Claude Code's `type: "prompt"`: a model judges the event with this prompt (`$ARGUMENTS`: the event JSON). */
+      kind: "prompt";
+      prompt: string;
+      /** `provider:model-id` or a tier (`haiku`, ...); default: the session's model. */
+      model?: string;
     })
   | (HandlerBase & {
       /** A library caller's own function (createAgent `hooks`): the native event in, a decision out. */
@@ -40,6 +49,8 @@ export interface HookRule {
   matcher: CompiledMatcher;
   /** Claude Code's PostToolUse / PostToolUseFailure split: run only after a success or a failure. */
   only?: "success" | "failure";
+  /** Gemini CLI's `sequential: true`: its event's handlers run one after another, each seeing the last's changes. */
+  sequential?: boolean;
   handlers: HandlerConfig[];
 }
 
@@ -101,9 +112,15 @@ export interface ParseContext {
   extraHandlerFields: readonly string[];
 }
 
+/** Harnesses whose command hooks may say `async: true` (Claude Code; Qwen Code follows it). */
+const ASYNC_DIALECTS = new Set<DialectId>(["claude", "qwen"]);
 const RULE_FIELDS = new Set(["matcher", "hooks", "description"]);
 const COMMAND_FIELDS = ["type", "command", "timeout", "name", "description"];
 const HTTP_FIELDS = ["type", "url", "headers", "timeout", "name", "description"];
+const PROMPT_FIELDS = ["type", "prompt", "model", "timeout", "name", "description"];
+/** Harnesses with `type: "prompt"` handlers (Claude Code, Qwen Code), timed in seconds, default 30. */
+const PROMPT_DIALECTS = new Set<DialectId>(["claude", "qwen"]);
+const PROMPT_TIMEOUT_MS = 30_000;
 
 /** Maps a configured event key to a firing event, or reports why it is ignored. */
 export function eventFor(ctx: ParseContext, key: string, at: string): HookEventName | undefined {
@@ -158,7 +175,8 @@ export function parseRules(
       return;
     }
     const handlers = item.hooks.flatMap((handler, i) => parseHandler(ctx, handler, `${ruleAt}.hooks[${i}]`));
-    rules.push({ event, key: extra.key ?? event, matcher, only: extra.only, handlers });
+    const sequential = item.sequential === true ? { sequential: true } : {};
+    rules.push({ event, key: extra.key ?? event, matcher, only: extra.only, ...sequential, handlers });
   });
   return rules;
 }
@@ -178,7 +196,8 @@ function parseHandler(ctx: ParseContext, raw: unknown, at: string): HandlerConfi
       ctx.problems.push(error(ctx.file, `${at}.command`, "must be a non-empty string"));
       return [];
     }
-    return [{ ...base, kind: "command", command: raw.command }];
+    const background = raw.async === true && ASYNC_DIALECTS.has(ctx.dialect) ? { background: true } : {};
+    return [{ ...base, kind: "command", command: raw.command, ...background }];
   }
   if (raw.type === "http") {
     flagUnknown(ctx, raw, at, [...HTTP_FIELDS, ...ctx.extraHandlerFields]);
@@ -188,8 +207,14 @@ function parseHandler(ctx: ParseContext, raw: unknown, at: string): HandlerConfi
     }
     const headers = readHeaders(ctx, raw.headers, `${at}.headers`);
     const allowed = Array.isArray(raw.allowedEnvVars) ? raw.allowedEnvVars.map(String) : undefined;
+    if (raw.async === true)
+      ctx.problems.push(
+        warning(ctx.file, `${at}.async`, "only command hooks run in the background; this one is waited for"),
+      );
     return [{ ...base, kind: "http", url: raw.url, headers, allowedEnvVars: allowed }];
   }
+  if (raw.type === "prompt" && PROMPT_DIALECTS.has(ctx.dialect))
+    return parsePromptHandler(ctx, raw, at, name);
   const type = JSON.stringify(raw.type);
   // Other harnesses have prompt/agent handlers; skipping them must not stop the session.
   const severity = ctx.dialect === "native" ? "error" : "warning";
@@ -200,6 +225,25 @@ function parseHandler(ctx: ParseContext, raw: unknown, at: string): HandlerConfi
     message: `unsupported handler type ${type}; skipped`,
   });
   return [];
+}
+
+function parsePromptHandler(
+  ctx: ParseContext,
+  raw: Record<string, unknown>,
+  at: string,
+  name: string,
+): HandlerConfig[] {
+  flagUnknown(ctx, raw, at, [...PROMPT_FIELDS, ...ctx.extraHandlerFields]);
+  if (typeof raw.prompt !== "string" || raw.prompt.trim() === "") {
+    ctx.problems.push(error(ctx.file, `${at}.prompt`, "must be a non-empty string"));
+    return [];
+  }
+  const timeoutMs = readTimeout(ctx, raw.timeout, `${at}.timeout`, {
+    unitMs: 1000,
+    defaultMs: PROMPT_TIMEOUT_MS,
+  });
+  const model = typeof raw.model === "string" && raw.model !== "" ? { model: raw.model } : {};
+  return [{ name, timeoutMs, kind: "prompt", prompt: raw.prompt, ...model }];
 }
 
 function readTimeout(

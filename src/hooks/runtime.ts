@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
+import type { ModelClient } from "../models/client.js";
 import { fileDigest } from "../trust/digest.js";
+import { createBackgroundHandlers } from "./background.js";
 import { interpretBody, interpretExit } from "./decide.js";
 import type { HandlerVerdict } from "./dialects/dialect.js";
 import type { HookEvent, HookEventName, HookSessionFacts, SessionIdentity } from "./events.js";
@@ -8,6 +10,7 @@ import type { HandlerConfig, HookConfig } from "./rules.js";
 import { runCommandHook } from "./run-command.js";
 import { runFunctionHook } from "./run-function.js";
 import { expandHeaderValues, runHttpHook } from "./run-http.js";
+import { runPromptHook } from "./run-prompt.js";
 
 export interface HookRuntimeOptions {
   config: HookConfig;
@@ -26,6 +29,8 @@ export interface HookRuntimeOptions {
   /** Bytes kept of each hook's stdout, stderr or response body; default 1 MiB. */
   maxOutputBytes?: number;
   killGraceMs?: number;
+  /** The model `type: "prompt"` hooks ask: the session's (no `model`), or the one a handler names; a string says why none. */
+  judgeModel?: (model: string | undefined) => ModelClient | string;
 }
 
 /** The session's hooks snapshot and the one way a handler runs: plan, spawn or POST, interpret. */
@@ -42,6 +47,17 @@ export interface HookRuntime {
     signal: AbortSignal,
   ): Promise<{ verdict: HandlerVerdict; notes: string[] }>;
   log(line: string): void;
+  /**
+   * Starts an `async` handler without waiting (Claude Code): its decision has no effect, its
+   * `systemMessage` reaches the user and its context the agent's next model call.
+   */
+  background(planned: PlannedHandler, event: HookEvent): void;
+  /** The context background handlers left for this agent since the last take. */
+  takeContext(agentId: string): string[];
+  /** Whether any handler of the snapshot runs in the background. */
+  hasBackground(): boolean;
+  /** The session closes: background handlers still running are ended (their processes too) and awaited. */
+  endBackground(): Promise<void>;
 }
 
 const ONE_MIB = 1024 * 1024;
@@ -83,46 +99,59 @@ export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
       notes.push(`hook ${planned.label}: ${refused}`);
       return { verdict: refusedVerdict(event, `hook ${planned.label}: ${refused}`), notes };
     }
-    if (handler.kind === "command") {
-      const outcome = await runCommandHook({
-        command: handler.command,
-        input: payload,
-        cwd: facts.workspaceRoot,
-        env: hookEnvFor(facts),
-        timeoutMs: handler.timeoutMs,
-        maxOutputBytes,
-        signal,
-        killGraceMs: options.killGraceMs,
-      });
-      const verdict: HandlerVerdict = outcome.ok
-        ? interpretExit(planned.dialect, event, facts, outcome.exit)
-        : { failure: outcome.failure };
-      return { verdict, notes };
-    }
-    if (handler.kind === "function") {
-      const outcome = await runFunctionHook(handler, JSON.parse(payload) as Record<string, unknown>, signal);
-      const verdict: HandlerVerdict = outcome.ok
+    const fromBody = (outcome: { ok: true; output: string } | { ok: false; failure: string }) =>
+      outcome.ok
         ? interpretBody(planned.dialect, event, facts, outcome.output)
         : { failure: outcome.failure };
-      return { verdict, notes };
+    switch (handler.kind) {
+      case "command": {
+        const outcome = await runCommandHook({
+          command: handler.command,
+          input: payload,
+          cwd: facts.workspaceRoot,
+          env: hookEnvFor(facts),
+          timeoutMs: handler.timeoutMs,
+          maxOutputBytes,
+          signal,
+          killGraceMs: options.killGraceMs,
+        });
+        const verdict: HandlerVerdict = outcome.ok
+          ? interpretExit(planned.dialect, event, facts, outcome.exit)
+          : { failure: outcome.failure };
+        return { verdict, notes };
+      }
+      case "prompt": {
+        const client = options.judgeModel?.(handler.model) ?? "this session has no model for prompt hooks";
+        const dialect = planned.dialect.id === "qwen" ? ("qwen" as const) : ("claude" as const);
+        const request = { client, prompt: handler.prompt, input: payload, event, dialect, signal };
+        return {
+          verdict: fromBody(await runPromptHook({ ...request, timeoutMs: handler.timeoutMs })),
+          notes,
+        };
+      }
+      case "function": {
+        const input = JSON.parse(payload) as Record<string, unknown>;
+        return { verdict: fromBody(await runFunctionHook(handler, input, signal)), notes };
+      }
+      case "http": {
+        const { headers, missing } = expandHeaderValues(handler.headers, baseEnv, handler.allowedEnvVars);
+        const why = handler.allowedEnvVars ? "unset or not in allowedEnvVars" : "unset";
+        for (const name of missing)
+          notes.push(`hook ${planned.label}: header references ${name}, which is ${why}`);
+        const outcome = await runHttpHook({
+          url: handler.url,
+          headers,
+          body: payload,
+          timeoutMs: handler.timeoutMs,
+          maxBodyBytes: maxOutputBytes,
+          signal,
+        });
+        return { verdict: fromBody(outcome.ok ? { ok: true, output: outcome.body } : outcome), notes };
+      }
     }
-    const { headers, missing } = expandHeaderValues(handler.headers, baseEnv, handler.allowedEnvVars);
-    const why = handler.allowedEnvVars ? "unset or not in allowedEnvVars" : "unset";
-    for (const name of missing)
-      notes.push(`hook ${planned.label}: header references ${name}, which is ${why}`);
-    const outcome = await runHttpHook({
-      url: handler.url,
-      headers,
-      body: payload,
-      timeoutMs: handler.timeoutMs,
-      maxBodyBytes: maxOutputBytes,
-      signal,
-    });
-    const verdict: HandlerVerdict = outcome.ok
-      ? interpretBody(planned.dialect, event, facts, outcome.body)
-      : { failure: outcome.failure };
-    return { verdict, notes };
   }
+
+  const background = createBackgroundHandlers(runHandler, log);
 
   return {
     get config() {
@@ -136,7 +165,15 @@ export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
     session,
     runHandler,
     log,
+    background: background.start,
+    takeContext: background.take,
+    hasBackground: () => config.groups.some((g) => g.rules.some((r) => r.handlers.some(isBackground))),
+    endBackground: background.end,
   };
+}
+
+function isBackground(handler: HandlerConfig): boolean {
+  return handler.kind === "command" && handler.background === true;
 }
 
 /** Why trust forbids running this handler now: refused when loaded, or a script changed since. */

@@ -8,6 +8,7 @@ import { fatalProblems, formatProblem, type HookConfig, loadHookConfig } from ".
 import { createVerdictAggregate } from "./decide.js";
 import type { ToolCallFacts, ToolHookEvent } from "./events.js";
 import { createHookRuntime, type HookRuntime, type HookRuntimeOptions } from "./runtime.js";
+import { runPlanned } from "./schedule.js";
 
 export type HookStepOptions = HookRuntimeOptions & {
   /** A runtime shared with the session's lifecycle hooks; else one is made from the options. */
@@ -19,22 +20,21 @@ export interface ReloadableHookStep extends HookStep {
   reload(config: HookConfig): void;
 }
 
-/** The pipeline's hook step: plan the matching handlers, run them all in order, aggregate their verdicts. */
+/** The pipeline's hook step: plan the matching handlers, run them all (src/hooks/schedule.ts), aggregate their verdicts. */
 export function createHookStep(options: HookStepOptions): ReloadableHookStep {
   const runtime = options.runtime ?? createHookRuntime(options);
 
   async function runEvent(event: ToolHookEvent, signal: AbortSignal) {
     const phase = event.kind === "pre_tool_execution" ? "before" : "after";
     const aggregate = createVerdictAggregate(event.call.args, phase);
-    for (const planned of runtime.plan(event)) {
-      // a cancelled call will not run: the hooks still to come are not started only to be stopped
-      if (signal.aborted) break;
-      const current = { ...event, call: { ...event.call, args: aggregate.args } };
-      const { verdict, notes } = await runtime.runHandler(planned, current, signal);
-      for (const note of notes) aggregate.warn(note);
-      // no early exit on a deny: every matching handler runs (SPEC §4), so audit hooks see denied calls too
-      aggregate.add(planned, verdict);
-    }
+    // no early exit on a deny: every matching handler runs (SPEC §4), so audit hooks see denied calls too
+    await runPlanned(runtime, runtime.plan(event), event, signal, {
+      current: () => ({ ...event, call: { ...event.call, args: aggregate.args } }),
+      take(planned, verdict, notes) {
+        for (const note of notes) aggregate.warn(note);
+        aggregate.add(planned, verdict);
+      },
+    });
     const result = aggregate.result();
     for (const line of [...result.warnings, ...result.notes.messages]) runtime.log(line);
     if (result.notes.stop)
@@ -66,6 +66,7 @@ export function createHookStep(options: HookStepOptions): ReloadableHookStep {
         warnings: outcome.warnings,
         notes: outcome.notes,
         ...(outcome.replaced ? { replaced: outcome.replaced } : {}),
+        ...(outcome.tail ? { tail: outcome.tail } : {}),
       };
     },
   };

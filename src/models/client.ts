@@ -17,6 +17,15 @@ export interface ModelTurnRequest {
   /** Declared to the model; the SDK never runs them (the harness does, through the pipeline). */
   tools: readonly ToolDeclaration[];
   signal: AbortSignal;
+  /** Generation settings for this call only (a Gemini BeforeModel hook's `llm_request.config`). */
+  settings?: ModelCallSettings;
+}
+
+export interface ModelCallSettings {
+  temperature?: number;
+  maxOutputTokens?: number;
+  topP?: number;
+  topK?: number;
 }
 
 export type ModelStreamPart =
@@ -124,6 +133,7 @@ function startStream(
       imagesInToolResults,
     }),
     tools: declareTools(request.tools),
+    ...request.settings,
     abortSignal: AbortSignal.any([request.signal, cut]),
     // the harness retries (src/agent/retry.ts), so the SDK must not
     maxRetries: 0,

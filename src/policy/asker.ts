@@ -28,6 +28,10 @@ export interface PermissionAnswer {
   answeredBy?: string;
   /** A deny that should also end the agent's run (PermissionRequest's `interrupt`). */
   interrupt?: boolean;
+  /** A hook's allow with changed input (PermissionRequest's `updatedInput`): the rules judge it again. */
+  args?: Record<string, unknown>;
+  /** Allow rules a hook's allow adds for this session (PermissionRequest's `updatedPermissions`). */
+  sessionRules?: string[];
   /**
    * Nobody could answer, and why (an MCP client without elicitation): the denial then says, as a
    * headless one does, which flag or rule would let the call run.

@@ -115,7 +115,7 @@ async function askUser(
   }
   // a PermissionRequest hook answered for the user: it decides, and is named as the one who did
   if (answer.answeredBy !== undefined) {
-    if (answer.choice !== "deny") return { allowed: true, source: answer.answeredBy };
+    if (answer.choice !== "deny") return hookAllowed(permissions, answer, answer.answeredBy);
     return {
       allowed: false,
       source: answer.answeredBy,
@@ -193,4 +193,27 @@ function noPriorGrant(decision: GateDecision, uncovered: Check[], permissions: S
       ? ` Add ${rules.map((rule) => JSON.stringify(rule)).join(", ")} to permissions.allow in ~/.agents/settings.json, or ask the user with ask_permission first.`
       : "";
   return `${decision.reason ? `${decision.reason}. ` : ""}No earlier grant or allow rule covers ${what}.${hint}`;
+}
+
+/**
+ * A PermissionRequest hook's allow: the session allow rules it gave are granted (a workspace's hook runs
+ * only in a folder you trust, so trust stands behind them), and changed input goes back to the pipeline,
+ * which judges it again.
+ */
+function hookAllowed(
+  permissions: SessionPermissions,
+  answer: PermissionAnswer,
+  source: string,
+): ConsentOutcome {
+  const warnings: string[] = [];
+  for (const rule of answer.sessionRules ?? []) {
+    const added = permissions.grants.add(rule, `${source} (updatedPermissions, this session)`);
+    if (!added.ok) warnings.push(`${source}: updatedPermissions rule ${rule} not added: ${added.error}`);
+  }
+  return {
+    allowed: true,
+    source,
+    ...(answer.args ? { args: answer.args } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
+  };
 }

@@ -63,6 +63,8 @@ export interface PostHookOutcome {
   notes?: HookCallNotes;
   /** Gemini CLI's AfterTool deny: the model sees this reason instead of the result. */
   replaced?: { source: string; reason: string };
+  /** Gemini CLI's AfterTool `tailToolCallRequest`: this call runs next (through the pipeline) and its result is the model's. */
+  tail?: { source: string; name: string; args: Record<string, unknown> };
 }
 
 export interface HookStep {
@@ -77,6 +79,10 @@ export interface ConsentOutcome {
   source: string;
   /** The refusal also ends the agent's run (a PermissionRequest hook's `interrupt`). */
   interrupt?: boolean;
+  /** Allowed with these arguments instead (a PermissionRequest hook's `updatedInput`): judged again. */
+  args?: Record<string, unknown>;
+  /** Lines for the result's hook warnings (a hook's rule that did not compile). */
+  warnings?: string[];
 }
 
 /**

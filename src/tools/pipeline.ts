@@ -63,7 +63,11 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
   const hooks = deps.hooks ?? noHooks;
   const consent = deps.consent ?? denyUnanswerableConsent;
 
-  async function run(request: ToolCallRequest, options: RunOptions = {}): Promise<ToolResult> {
+  function run(request: ToolCallRequest, options: RunOptions = {}): Promise<ToolResult> {
+    return runCall(request, options, 0);
+  }
+
+  async function runCall(request: ToolCallRequest, options: RunOptions, tails: number): Promise<ToolResult> {
     const signal = options.signal ?? new AbortController().signal;
     const callId = request.callId ?? randomUUID();
     const agentId = options.agentId ?? "main";
@@ -141,7 +145,13 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
     const context = [...pre.additionalContext, ...post.additionalContext];
     if (context.length > 0) result = { ...result, text: `${result.text}\n\n${context.join("\n")}` };
     result = withHookNotes(result, [pre.notes, post.notes]);
-    return withHookWarnings(result, [...(pre.warnings ?? []), ...(post.warnings ?? [])]);
+    result = withHookWarnings(result, [...(pre.warnings ?? []), ...(post.warnings ?? [])]);
+    if (!post.tail) return result;
+    // Gemini's tail call: the same call id, every step again (rules, hooks, consent); its result is the model's
+    if (tails >= MAX_TAIL_CALLS)
+      return withHookWarnings(result, [`${post.tail.source}: tail call not run: ${MAX_TAIL_CALLS} in a row`]);
+    const tail = await runCall({ name: post.tail.name, args: post.tail.args, callId }, options, tails + 1);
+    return { ...tail, metadata: { ...tail.metadata, tailOf: { tool: name, source: post.tail.source } } };
   }
 
   async function admit(
@@ -197,8 +207,34 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
         ]);
         return { denied: withHookWarnings(denied, pre.warnings) };
       }
+      const warned = { ...pre, warnings: [...(pre.warnings ?? []), ...(outcome.warnings ?? [])] };
+      if (outcome.args) return admitChanged({ ...call, args: outcome.args }, outcome.source, warned, signal);
+      return { call, pre: warned };
     }
     return { call, pre };
+  }
+
+  /**
+   * A PermissionRequest hook allowed the call with changed input: it is validated and judged by the
+   * rules again, as if the model had asked for it. The hook's allow answers the approval mode's question;
+   * a rule that asks asks again (and that answer may not change the input once more).
+   */
+  async function admitChanged(
+    changed: PreparedCall,
+    hook: string,
+    pre: PreHookOutcome,
+    signal: AbortSignal,
+  ): Promise<Admitted> {
+    const revalidated = validate(changed.tool.spec.parameters, changed.tool.spec.name, changed.args);
+    if (!revalidated.ok) return { denied: withHookWarnings(revalidated.result, pre.warnings) };
+    const call = { ...changed, args: revalidated.args };
+    const decision = await policy.decide(call, signal);
+    if (decision.verdict === "allow" || (decision.verdict === "ask" && decision.byMode)) return { call, pre };
+    const outcome = await consent.resolve(call, decision, signal);
+    const again = outcome.args && JSON.stringify(outcome.args) !== JSON.stringify(call.args);
+    if (outcome.allowed && !again) return { call, pre };
+    const reason = again ? `${hook} changed the input again: the call is not run` : outcome.reason;
+    return { denied: withHookWarnings(deniedResult(outcome.source, reason), pre.warnings) };
   }
 
   async function execute(
@@ -250,6 +286,9 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
 }
 
 /** What steps 3–5 let through: the call as it will run and what the pre-hooks said, or the denial. */
+/** How many tail calls (Gemini's AfterTool `tailToolCallRequest`) may follow one another. */
+const MAX_TAIL_CALLS = 8;
+
 type Admitted = { call: PreparedCall; pre: PreHookOutcome } | { denied: ToolResult };
 
 /** Characters kept free for the truncation notice and its next-step hint. */

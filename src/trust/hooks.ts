@@ -109,5 +109,6 @@ export function describeHandler(group: HookGroup, handler: HandlerConfig): strin
   const rule = group.rules.find((candidate) => candidate.handlers.includes(handler));
   const where = rule ? `${rule.event} ${JSON.stringify(rule.matcher.pattern)}: ` : "";
   if (handler.kind === "function") return `${where}function ${handler.name}`;
+  if (handler.kind === "prompt") return `${where}prompt ${JSON.stringify(handler.prompt)}`;
   return handler.kind === "command" ? `${where}${handler.command}` : `${where}POST ${handler.url}`;
 }

@@ -52,6 +52,29 @@ describe("gantry hooks check", () => {
     expect(run.stdout).toContain("No problems found in 2 group(s).");
   });
 
+  it("shows Claude's async and prompt hooks and Gemini's sequential rules as they will run", async () => {
+    ws = await createTempWorkspace({
+      ".claude/settings.json": JSON.stringify({
+        hooks: {
+          PostToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "true", async: true }] }],
+          Stop: [{ hooks: [{ type: "prompt", prompt: "Done? $ARGUMENTS" }] }],
+        },
+      }),
+      ".gemini/settings.json": JSON.stringify({
+        hooks: {
+          BeforeTool: [{ matcher: "", sequential: true, hooks: [{ type: "command", command: "true" }] }],
+        },
+      }),
+    });
+    const run = await runGantry(["hooks", "check", "--workspace", ws.root, "--trust"], {
+      env: { HOME: ws.home },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("    - command: true (timeout 600 s, async: in the background)");
+    expect(run.stdout).toContain('    - prompt: "Done? $ARGUMENTS" (timeout 30 s)');
+    expect(run.stdout).toContain('  pre_tool_execution (BeforeTool)  matcher "", sequential');
+  });
+
   it("flags invalid matchers, unknown fields and missing scripts, and exits 1", async () => {
     ws = await createTempWorkspace({
       ".agents/hooks.json": hooksJson({

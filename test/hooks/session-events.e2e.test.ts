@@ -225,4 +225,96 @@ print("{}")
       stop_hook_active: false,
     });
   });
+
+  it(
+    "clearContext with a block drops the conversation: the agent goes on with only the reason",
+    E2E,
+    async () => {
+      const after = `import json, sys
+d = json.load(sys.stdin)
+if not d["stop_hook_active"]:
+    print(json.dumps({"decision": "deny", "reason": "start over, in French", "hookSpecificOutput": {"clearContext": True}}))
+else:
+    print("{}")
+`;
+      ws = await createTempWorkspace({
+        "after.py": after,
+        ".gemini/settings.json": JSON.stringify({
+          hooks: {
+            AfterAgent: [{ hooks: [{ type: "command", command: `python3 "$GEMINI_PROJECT_DIR/after.py"` }] }],
+          },
+        }),
+      });
+      const forgot = (text: string) => (request: RecordedRequest) => {
+        if (request.text.includes(text)) throw new Error(`the model was still sent "${text}"`);
+      };
+      server = await startModelServer([
+        { text: "hello PINEAPPLE" },
+        {
+          text: "bonjour",
+          expect: (request) => {
+            sees("start over, in French")(request);
+            forgot("greet me")(request);
+            forgot("PINEAPPLE")(request);
+          },
+        },
+      ]);
+      const run = await gantry(["-p", "greet me"]);
+      expect(run.code, run.stderr).toBe(0);
+      server.assertDone();
+      expect(run.stdout).toContain("bonjour");
+    },
+  );
+
+  it(
+    "BeforeModel's llm_request: this call is sent the hook's messages and settings; the conversation keeps its own",
+    E2E,
+    async () => {
+      // the first model call only: the hook swaps the prompt's text and sets the temperature
+      const before = `import json, os, sys
+d = json.load(sys.stdin)
+mark = os.environ["GEMINI_PROJECT_DIR"] + "/../edited"
+if os.path.exists(mark):
+    print("{}")
+    sys.exit(0)
+open(mark, "w").close()
+messages = [dict(m, content=m["content"].replace("CHERRY", "BANANA")) for m in d["llm_request"]["messages"]]
+print(json.dumps({"hookSpecificOutput": {"llm_request": {"messages": messages, "config": {"temperature": 0.25}}}}))
+`;
+      ws = await createTempWorkspace({
+        "../before.py": before,
+        ".gemini/settings.json": JSON.stringify({
+          hooks: {
+            BeforeModel: [
+              { hooks: [{ type: "command", command: `python3 "$GEMINI_PROJECT_DIR/../before.py"` }] },
+            ],
+          },
+        }),
+      });
+      const lacks = (text: string) => (request: RecordedRequest) => {
+        if (request.text.includes(text)) throw new Error(`the model was sent "${text}"`);
+      };
+      server = await startModelServer([
+        {
+          toolCalls: [{ name: "view_file", args: { AbsolutePath: `${ws.root}/.gemini/settings.json` } }],
+          expect: (request) => {
+            sees("say BANANA")(request);
+            lacks("CHERRY")(request);
+            if (request.body.temperature !== 0.25)
+              throw new Error(`temperature ${String(request.body.temperature)}`);
+          },
+        },
+        {
+          text: "done",
+          expect: (request) => {
+            sees("say CHERRY")(request);
+            if (request.body.temperature !== undefined) throw new Error("the setting outlived its call");
+          },
+        },
+      ]);
+      const run = await gantry(["-p", "say CHERRY"]);
+      expect(run.code, run.stderr).toBe(0);
+      server.assertDone();
+    },
+  );
 });

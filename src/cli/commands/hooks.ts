@@ -65,7 +65,7 @@ function describeGroup(group: HookGroup): string[] {
   const lines = [`Group "${group.name}" (${group.dialect}, ${flags.join(", ")}) from ${group.file}`];
   if (group.rules.length === 0) lines.push("  (no rules)");
   for (const rule of group.rules) {
-    const only = rule.only ? `, after ${rule.only} only` : "";
+    const only = `${rule.only ? `, after ${rule.only} only` : ""}${rule.sequential ? ", sequential" : ""}`;
     const invalid = rule.matcher.problem ? "  <- INVALID, matches nothing" : "";
     const key = rule.key !== rule.event ? ` (${rule.key})` : "";
     lines.push(`  ${rule.event}${key}  matcher ${JSON.stringify(rule.matcher.pattern)}${only}${invalid}`);
@@ -76,8 +76,10 @@ function describeGroup(group: HookGroup): string[] {
 
 function describeHandler(handler: HandlerConfig): string {
   const timeout = `timeout ${handler.timeoutMs / 1000} s`;
-  if (handler.kind === "command") return `command: ${handler.command} (${timeout})`;
+  if (handler.kind === "command")
+    return `command: ${handler.command} (${timeout}${handler.background ? ", async: in the background" : ""})`;
   if (handler.kind === "function") return `function: ${handler.name} (${timeout})`;
+  if (handler.kind === "prompt") return `prompt: ${JSON.stringify(handler.prompt)} (${timeout})`;
   const headers = Object.keys(handler.headers);
   return `http POST ${handler.url}${headers.length ? ` headers: ${headers.join(", ")}` : ""} (${timeout})`;
 }

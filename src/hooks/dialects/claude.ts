@@ -13,6 +13,7 @@ import {
   toolFields,
   withContext,
 } from "./dialect.js";
+import { permissionAnswer } from "./permission-answer.js";
 import type { DialectTool } from "./tool-map.js";
 import { CLAUDE_TOOLS, QWEN_TOOLS } from "./tool-tables.js";
 
@@ -130,7 +131,7 @@ function decodeClaude(
       // decision "block" feeds its reason to the model; nothing can be undone
       return withContext(common, [...context, output.decision === "block" ? reason : undefined]);
     case "permission_request":
-      return { ...common, ...permissionAnswer(specific.decision) };
+      return { ...common, ...permissionAnswer(specific.decision, tools, event.call) };
     case "user_prompt_submit":
     case "stop":
     case "subagent_stop":
@@ -158,18 +159,6 @@ function preToolDecision(
   const legacy = (id === "qwen" ? QWEN_DECISION : LEGACY_DECISION)[String(output.decision)];
   if (legacy) return { verdict: legacy, reason: stringOrUndefined(output.reason) };
   return {};
-}
-
-/** PermissionRequest's `hookSpecificOutput.decision`: `{ behavior: "allow" | "deny", message, interrupt }`. */
-export function permissionAnswer(value: unknown): Pick<HandlerVerdict, "permission"> {
-  if (!isObject(value) || (value.behavior !== "allow" && value.behavior !== "deny")) return {};
-  return {
-    permission: {
-      behavior: value.behavior,
-      ...(stringOrUndefined(value.message) ? { message: value.message as string } : {}),
-      ...(value.interrupt === true ? { interrupt: true } : {}),
-    },
-  };
 }
 
 /** Exit code 2, by event: Claude Code's table of what its stderr does. */

@@ -1,5 +1,6 @@
 import type { Verdict } from "../../tools/gates.js";
 import type { HookEvent, HookSessionFacts, ToolCallFacts } from "../events.js";
+import type { LlmRequestEdit } from "../llm-request.js";
 import type { MatchNames } from "../matcher.js";
 import type { DialectId, HookRule } from "../rules.js";
 import { argsFromDialect, argsToDialect, type DialectTool } from "./tool-map.js";
@@ -19,17 +20,36 @@ export interface HandlerVerdict {
   block?: string;
   /** `continue: false`: the agent's run ends after this (its `stopReason`, for the user). */
   stop?: string;
+  /** Gemini's AfterAgent `clearContext`: with a block or a stop, the conversation so far is dropped. */
+  clearContext?: boolean;
   /** Shown to the user, never to the model. */
   systemMessage?: string;
   /** permission_request: the hook answers the question for the user. */
-  permission?: { behavior: "allow" | "deny"; message?: string; interrupt?: boolean };
+  permission?: PermissionVerdict;
+  /** before_model: Gemini's `llm_request`, what the call sends instead. */
+  request?: LlmRequestEdit;
   /** before_model: a reply that replaces the model call; after_model: the reply's new text. */
   response?: string;
+  /** Gemini's AfterTool `tailToolCallRequest`: this call runs next, through the pipeline, and its result replaces the first's. */
+  tail?: { name: string; args: Record<string, unknown> };
   /** before_tool_selection: which tools the model may call this turn. */
   toolConfig?: { mode?: string; allowed?: string[] };
   failure?: string;
   /** A failure that silently disables a guard (exit 127): reported every time, loudly. */
   loud?: boolean;
+}
+
+/** A hook's answer to a permission question. */
+export interface PermissionVerdict {
+  behavior: "allow" | "deny";
+  message?: string;
+  interrupt?: boolean;
+  /** Allow with changed input (Claude's `updatedInput`, merged, Gantry's names): judged by the rules again. */
+  args?: Record<string, unknown>;
+  /** Allow rules added for the session (Claude's `updatedPermissions`), in Gantry's rule syntax. */
+  sessionRules?: string[];
+  /** What of the answer is not applied, and why (logged). */
+  ignored?: string[];
 }
 
 /**

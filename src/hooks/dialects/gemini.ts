@@ -1,5 +1,6 @@
 import type { Verdict } from "../../tools/gates.js";
 import type { HookEvent, HookSessionFacts } from "../events.js";
+import { llmRequestEdit } from "../llm-request.js";
 import {
   commonFields,
   type HandlerVerdict,
@@ -16,6 +17,7 @@ import {
   unrecognisedOutput,
   withContext,
 } from "./dialect.js";
+import { argsFromDialect } from "./tool-map.js";
 import { GEMINI_TOOLS } from "./tool-tables.js";
 
 const DECISIONS: Record<string, Verdict> = {
@@ -102,14 +104,28 @@ function decodeFlow(
         Object.assign(verdict, rewriteFrom(GEMINI_TOOLS, event.call, specific.tool_input));
       return withContext(verdict, context);
     }
-    case "post_tool_execution":
+    case "stop": {
+      const verdict = withContext({ ...common, ...blocked }, context);
+      return specific.clearContext === true ? { ...verdict, clearContext: true } : verdict;
+    }
+    case "post_tool_execution": {
+      const verdict = withContext({ ...common, ...blocked }, context);
+      const tail =
+        blocked.block === undefined && !common.stop ? tailCallOf(specific.tailToolCallRequest) : undefined;
+      return tail ? { ...verdict, tail } : verdict;
+    }
     case "user_prompt_submit":
-    case "stop":
     case "subagent_stop":
       return withContext({ ...common, ...blocked }, context);
     case "before_model": {
       const response = textOfLlmResponse(specific.llm_response);
-      return { ...common, ...blocked, ...(response !== undefined ? { response } : {}) };
+      const request = llmRequestEdit(specific.llm_request);
+      return {
+        ...common,
+        ...blocked,
+        ...(response !== undefined ? { response } : {}),
+        ...(request ? { request } : {}),
+      };
     }
     case "after_model": {
       const response = textOfLlmResponse(specific.llm_response);
@@ -118,6 +134,23 @@ function decodeFlow(
     default:
       return common;
   }
+}
+
+/**
+ * AfterTool's `tailToolCallRequest: { name, args }` in Gantry's terms: Gemini's tool name and argument
+ * shape become Gantry's (a name Gemini does not have is taken as Gantry's own).
+ */
+function tailCallOf(value: unknown): HandlerVerdict["tail"] {
+  if (!isObject(value) || typeof value.name !== "string" || value.name === "") return undefined;
+  const input = isObject(value.args) ? value.args : {};
+  const match = Object.entries(GEMINI_TOOLS).find(
+    ([, tool]) => tool.name === value.name || tool.aliases?.includes(value.name as string),
+  );
+  if (!match) return { name: value.name, args: input };
+  const [gantryName, tool] = match;
+  const args = argsFromDialect(tool, input, {});
+  // a shape that does not translate goes on as given: the pipeline's validation names what is wrong
+  return { name: gantryName, args: args.ok ? args.args : input };
 }
 
 function eventFields(event: HookEvent, session: HookSessionFacts): Record<string, unknown> {
