@@ -236,6 +236,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     lifecycle,
     openSession,
     hooks,
+    skills,
     ...(options.remoteAgents ? { remote: options.remoteAgents } : {}),
   });
   const registry = createToolRegistry(

@@ -7,6 +7,7 @@ import type { AgentInbox } from "../agent/inbox.js";
 import type { Settings } from "../config/settings.js";
 import type { SessionHooks } from "../hooks/lifecycle.js";
 import type { ModelClient } from "../models/client.js";
+import type { SkillCatalog } from "../skills/catalog.js";
 import type { SessionLifecycle } from "../tools/environment.js";
 import type { ToolPipeline } from "../tools/pipeline.js";
 import { originOf } from "../trust/origin.js";
@@ -67,6 +68,8 @@ export interface SubagentHostDeps {
   notice?: (line: string) => void;
   /** Runs foreground agents outside this process (a durable session); background ones are then refused. */
   remote?: RemoteAgents;
+  /** The session's skills: an agent in the session's own folder that can read files sees the list too. */
+  skills?: SkillCatalog;
 }
 
 export interface SubagentLimits {

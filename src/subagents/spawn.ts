@@ -207,10 +207,13 @@ function planAgent(
   });
   if (access.unknown.length > 0) return unknownToolsMessage(definition, access.unknown);
   const tools = registry.declarations((tool) => access.allows(tool.spec.name));
+  // the skills list, where the agent can read a skill (view_file) and the paths are its folder's
+  const readsSkills = opened.child === undefined && tools.some((tool) => tool.name === "view_file");
   const system = buildSystemPrompt({
     workspaceRoot: opened.root,
     declarations: tools,
     instructions: loadProjectInstructions(opened.root),
+    ...(readsSkills && host.deps.skills ? { skills: host.deps.skills.skills } : {}),
     extra: subagentSection(definition, request.role, access.unavailable),
   });
   return {
