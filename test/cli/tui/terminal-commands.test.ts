@@ -97,7 +97,8 @@ describe.skipIf(!HAS_TMUX)("the terminal UI's controls", () => {
       await term.waitFor("anthropic:claude-haiku-4-5 · default mode");
       await ask(term, "and now", "Cheaper answer.");
       await term.waitFor("$0.0053"); // 0.0045 + (200 × $1 + 800 × $0.10 + 100 × $5) / 1M
-      const cached = await ask(term, "/cost", "Cost:");
+      // "Cost:" is on the screen already: wait for what only the second /cost says
+      const cached = await ask(term, "/cost", "(800 from the cache) · 200 out");
       expect(cached).toContain("Tokens this session: 2000 in (800 from the cache) · 200 out.");
       expect(cached).toContain("anthropic:claude-haiku-4-5: 1000 in (800 from the cache) · 100 out");
       await ask(term, "/model nonsense", "The model stays anthropic:claude-haiku-4-5");
