@@ -2,7 +2,7 @@ import type { AgentEvent } from "../../agent/events.js";
 import type { DisplayGroup } from "../../tools/contract.js";
 import { paintDiff } from "./call-summary.js";
 import { createTheme, type StyleName } from "./style.js";
-import { createToolLineGrouper, describeTarget, formatCallLine, type ToolCallView } from "./tool-lines.js";
+import { createCallViews, createToolLineGrouper, describeTarget, formatCallLine } from "./tool-lines.js";
 
 /**
  * Plain lines, for where there is no terminal to draw on (a pipe, TERM=dumb): streamed text as it
@@ -23,7 +23,8 @@ const MAX_DIFF_LINES = 200;
 export function createRenderer(options: RendererOptions) {
   const theme = createTheme(options.color);
   const grouper = createToolLineGrouper();
-  const calls = new Map<string, ToolCallView>();
+  const calls = createCallViews(options.groupOf, options.workspaceRoot);
+  const view = calls.of;
   let midLine = false;
   /** The last text written was the model's reasoning (an answer after it starts on a new line). */
   let thinkingOpen = false;
@@ -45,17 +46,6 @@ export function createRenderer(options: RendererOptions) {
       toolLines(held.slice(0, 1), "bold");
       toolLines(held.slice(1), "red");
     }
-  }
-  function view(call: { callId: string; name: string; args: unknown }): ToolCallView {
-    const known = calls.get(call.callId);
-    if (known) return known;
-    const made = {
-      group: options.groupOf(call.name),
-      name: call.name,
-      target: describeTarget(call.name, call.args, options.workspaceRoot),
-    };
-    calls.set(call.callId, made);
-    return made;
   }
 
   function mainEvent(event: AgentEvent): void {

@@ -35,6 +35,28 @@ export function isCollapsible(group: DisplayGroup | undefined): boolean {
   return group !== undefined && COLLAPSIBLE.has(group);
 }
 
+/** Each call's view, made once from its first event (a call's later events carry the same args). */
+export function createCallViews(
+  groupOf: (name: string) => DisplayGroup | undefined,
+  workspaceRoot: string,
+): { of(call: { callId: string; name: string; args: unknown }): ToolCallView; clear(): void } {
+  const views = new Map<string, ToolCallView>();
+  return {
+    of(call) {
+      const known = views.get(call.callId);
+      if (known) return known;
+      const made = {
+        group: groupOf(call.name),
+        name: call.name,
+        target: describeTarget(call.name, call.args, workspaceRoot),
+      };
+      views.set(call.callId, made);
+      return made;
+    },
+    clear: () => views.clear(),
+  };
+}
+
 /** What the call is about: a workspace-relative path, the search pattern, the command line. */
 export function describeTarget(name: string, args: unknown, workspaceRoot: string): string {
   if (typeof args !== "object" || args === null) return shorten(String(args ?? ""));

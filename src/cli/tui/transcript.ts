@@ -6,6 +6,7 @@ import type { Theme } from "./style.js";
 import { wrapText } from "./text-width.js";
 import { createThinkingLines } from "./thinking.js";
 import {
+  createCallViews,
   createToolLineGrouper,
   describeTarget,
   formatCallLine,
@@ -38,7 +39,8 @@ export function createTranscript(options: TranscriptOptions) {
   const { theme } = options;
   const answer = createAnswerStream(theme, options.width);
   const grouper = createToolLineGrouper();
-  const views = new Map<string, ToolCallView>();
+  const views = createCallViews(options.groupOf, options.workspaceRoot);
+  const view = views.of;
   let commits: string[] = [];
   let finished: FinishedCall[] = [];
   let held: ToolCallView[] = [];
@@ -62,17 +64,6 @@ export function createTranscript(options: TranscriptOptions) {
     held = [];
     commit(wrap(theme.paint("bold", lines[0] ?? ""), "  ").map((line, i) => (i === 0 ? line + hint : line)));
     for (const error of lines.slice(1)) commit(wrap(theme.paint("red", error), "  "));
-  }
-  function view(call: { callId: string; name: string; args: unknown }): ToolCallView {
-    const known = views.get(call.callId);
-    if (known) return known;
-    const made = {
-      group: options.groupOf(call.name),
-      name: call.name,
-      target: describeTarget(call.name, call.args, options.workspaceRoot),
-    };
-    views.set(call.callId, made);
-    return made;
   }
 
   function toolResult(call: ToolCallView, result: ToolResult): void {
