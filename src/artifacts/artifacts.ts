@@ -13,21 +13,23 @@ export type ArtifactType = (typeof ARTIFACT_TYPES)[number];
 
 export const DEFAULT_ARTIFACTS_DIR = ".agents/artifacts";
 
-export const ArtifactMetadataSchema = z
-  .object({
-    ArtifactType: z
-      .enum(ARTIFACT_TYPES)
-      .describe("What the document is: plan, task_list, walkthrough, report, image or other."),
-    Summary: z
-      .string()
-      .trim()
-      .min(1)
-      .max(500)
-      .describe("One or two sentences on what the document holds, for the user's list of artifacts."),
-  })
-  .describe(
-    "Makes the file an artifact: a document for the user (plan, task list, walkthrough, report). It is written into the session's artifacts folder (a bare file name goes there) and listed for the user.",
-  );
+export const ArtifactMetadataSchema = z.lazy(() =>
+  z
+    .object({
+      ArtifactType: z
+        .enum(ARTIFACT_TYPES)
+        .describe("What the document is: plan, task_list, walkthrough, report, image or other."),
+      Summary: z
+        .string()
+        .trim()
+        .min(1)
+        .max(500)
+        .describe("One or two sentences on what the document holds, for the user's list of artifacts."),
+    })
+    .describe(
+      "Makes the file an artifact: a document for the user (plan, task list, walkthrough, report). It is written into the session's artifacts folder (a bare file name goes there) and listed for the user.",
+    ),
+);
 export type ArtifactMetadata = z.infer<typeof ArtifactMetadataSchema>;
 
 /** One artifact as the session log records it (`metadata.artifact` of the tool result that made it). */

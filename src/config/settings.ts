@@ -19,50 +19,52 @@ export { didYouMean };
  * src/config/combine.ts (by the key rules of key-rules.ts). Each concern owns its section's schema;
  * an unknown key is named with a did-you-mean and left out, never silently ignored.
  */
-export const SettingsSchema = z.strictObject({
-  limits: LimitsSettingsSchema.optional(),
-  secrets: SecretsSchema.optional(),
-  tools: z
-    .strictObject({
-      disabled: z.array(z.string()).optional().describe("tool names (or aliases) switched off"),
-      only: z
-        .array(z.string())
-        .optional()
-        .describe("the only tools the model gets (names or aliases); the others are switched off"),
-      compact: z
-        .boolean()
-        .optional()
-        .describe("short tool declarations for small local models: first sentences, no field descriptions"),
-    })
-    .optional(),
-  /** Lets the agent's own edit and command tools change .agents/hooks.json, settings files and the like. */
-  allowAgentConfigEdits: z.boolean().optional(),
-  /** Permission rules; rules of every settings file are combined (src/policy/load.ts), not replaced. */
-  permissions: PermissionsSchema.optional(),
-  approvalMode: ApprovalModeSettingSchema.optional(),
-  exec: ExecSettingsSchema.optional(),
-  sandbox: SandboxSettingsSchema.optional(),
-  search: z
-    .strictObject({
-      engine: z
-        .enum(["auto", "ripgrep", "node"])
-        .optional()
-        .describe(
-          "grep_search engine: auto (ripgrep when on PATH), or force one; GANTRY_SEARCH_ENGINE overrides",
-        ),
-    })
-    .optional(),
-  web: WebSettingsSchema.optional(),
-  images: ImageSettingsSchema.optional(),
-  model: z.string().optional().describe("the model as provider:model-id, e.g. anthropic:claude-sonnet-4-5"),
-  baseUrl: z.string().optional().describe("the provider's API base URL (required for openai-compatible)"),
-  contextWindow: z.number().int().positive().optional().describe("the model's context window in tokens"),
-  maxTurns: z.number().int().positive().optional().describe("model turns a headless run may take"),
-  subagents: SubagentSettingsSchema.optional(),
-  hooks: HookSettingsSchema.optional(),
-  /** MCP servers by name; read with the other files that hold them by src/mcp/sources.ts, not merged here. */
-  mcpServers: z.record(z.string(), z.unknown()).optional(),
-});
+export const SettingsSchema = z.lazy(() =>
+  z.strictObject({
+    limits: LimitsSettingsSchema.optional(),
+    secrets: SecretsSchema.optional(),
+    tools: z
+      .strictObject({
+        disabled: z.array(z.string()).optional().describe("tool names (or aliases) switched off"),
+        only: z
+          .array(z.string())
+          .optional()
+          .describe("the only tools the model gets (names or aliases); the others are switched off"),
+        compact: z
+          .boolean()
+          .optional()
+          .describe("short tool declarations for small local models: first sentences, no field descriptions"),
+      })
+      .optional(),
+    /** Lets the agent's own edit and command tools change .agents/hooks.json, settings files and the like. */
+    allowAgentConfigEdits: z.boolean().optional(),
+    /** Permission rules; rules of every settings file are combined (src/policy/load.ts), not replaced. */
+    permissions: PermissionsSchema.optional(),
+    approvalMode: ApprovalModeSettingSchema.optional(),
+    exec: ExecSettingsSchema.optional(),
+    sandbox: SandboxSettingsSchema.optional(),
+    search: z
+      .strictObject({
+        engine: z
+          .enum(["auto", "ripgrep", "node"])
+          .optional()
+          .describe(
+            "grep_search engine: auto (ripgrep when on PATH), or force one; GANTRY_SEARCH_ENGINE overrides",
+          ),
+      })
+      .optional(),
+    web: WebSettingsSchema.optional(),
+    images: ImageSettingsSchema.optional(),
+    model: z.string().optional().describe("the model as provider:model-id, e.g. anthropic:claude-sonnet-4-5"),
+    baseUrl: z.string().optional().describe("the provider's API base URL (required for openai-compatible)"),
+    contextWindow: z.number().int().positive().optional().describe("the model's context window in tokens"),
+    maxTurns: z.number().int().positive().optional().describe("model turns a headless run may take"),
+    subagents: SubagentSettingsSchema.optional(),
+    hooks: HookSettingsSchema.optional(),
+    /** MCP servers by name; read with the other files that hold them by src/mcp/sources.ts, not merged here. */
+    mcpServers: z.record(z.string(), z.unknown()).optional(),
+  }),
+);
 
 export type Settings = z.infer<typeof SettingsSchema>;
 
@@ -122,7 +124,7 @@ function objectAt(root: unknown, at: readonly PropertyKey[]): Record<string, unk
   return typeof current === "object" && current !== null ? (current as Record<string, unknown>) : undefined;
 }
 
-/** The key names the schema knows at a path of the settings object (through optional and preprocess). */
+/** The key names the schema knows at a path of the settings object (through optional, preprocess and lazy). */
 function knownKeysAt(at: readonly PropertyKey[]): string[] {
   let schema: unknown = SettingsSchema;
   for (const key of at) {
@@ -135,12 +137,12 @@ function knownKeysAt(at: readonly PropertyKey[]): string[] {
 
 function shapeOf(schema: unknown): Record<string, unknown> | undefined {
   let current = schema as
-    | { def?: { type?: string; innerType?: unknown; out?: unknown; shape?: unknown } }
+    | { def?: { type?: string; innerType?: unknown; out?: unknown; shape?: unknown; getter?: () => unknown } }
     | undefined;
   for (let depth = 0; current?.def && depth < 8; depth++) {
     const def = current.def;
     if (def.type === "object") return def.shape as Record<string, unknown>;
-    current = (def.innerType ?? def.out) as typeof current;
+    current = (def.innerType ?? def.out ?? def.getter?.()) as typeof current;
   }
   return undefined;
 }

@@ -1,14 +1,16 @@
 import { z } from "zod";
 
 /** The `hooks` section of `.agents/settings.json` (the hooks themselves live in hooks.json and the harnesses' files). */
-export const HookSettingsSchema = z.strictObject({
-  idleNotificationSeconds: z
-    .number()
-    .positive()
-    .optional()
-    .describe(
-      "interactive sessions: after this many seconds at the prompt, Notification hooks hear that the agent is idle (default 60)",
-    ),
-});
+export const HookSettingsSchema = z.lazy(() =>
+  z.strictObject({
+    idleNotificationSeconds: z
+      .number()
+      .positive()
+      .optional()
+      .describe(
+        "interactive sessions: after this many seconds at the prompt, Notification hooks hear that the agent is idle (default 60)",
+      ),
+  }),
+);
 
 export type HookSettings = z.infer<typeof HookSettingsSchema>;

@@ -6,45 +6,53 @@ import type { Origin } from "../config/provenance.js";
  * `url`, `headers`), Gemini CLI's and Qwen Code's `mcpServers` (`httpUrl`, `cwd`, `timeout`,
  * `includeTools`, `excludeTools`), and Gantry's own keys (`enabled`, `startupTimeout`, `subagentOnly`).
  */
-export const McpServerEntrySchema = z.object({
-  type: z
-    .enum(["stdio", "http", "streamable-http", "streamableHttp", "sse"])
-    .optional()
-    .describe("the transport; inferred from command / url / httpUrl when absent"),
-  command: z.string().min(1).optional().describe("the program a stdio server runs"),
-  args: z.array(z.string()).optional(),
-  env: z
-    .record(z.string(), z.string())
-    .optional()
-    .describe("added to the server's environment; ${VAR} expands"),
-  cwd: z.string().optional().describe("the stdio server's working folder (default: the workspace)"),
-  url: z.string().optional().describe("a remote server (streamable HTTP; SSE with type sse or a Gemini url)"),
-  httpUrl: z.string().optional().describe("Gemini CLI's streamable HTTP url"),
-  headers: z.record(z.string(), z.string()).optional().describe("HTTP headers; ${VAR} expands"),
-  enabled: z.boolean().optional().describe("false switches the server off"),
-  disabled: z.boolean().optional().describe("true switches the server off (Cline, Roo)"),
-  timeout: z.number().int().positive().optional().describe("milliseconds one request may take"),
-  startupTimeout: z.number().int().positive().optional().describe("milliseconds to start and list tools"),
-  includeTools: z.array(z.string()).optional().describe("only these tools (names as the server gives them)"),
-  excludeTools: z.array(z.string()).optional().describe("all tools but these"),
-  subagentOnly: z
-    .boolean()
-    .optional()
-    .describe("its tools stay out of the main agent's prompt; subagents that name them get them"),
-  description: z.string().optional(),
-  trust: z
-    .boolean()
-    .optional()
-    .describe("Gemini CLI's confirmation bypass; Gantry's permission rules decide"),
-  oauth: z
-    .object({
-      enabled: z.boolean().optional(),
-      clientId: z.string().optional(),
-      clientSecret: z.string().optional(),
-      scopes: z.array(z.string()).optional(),
-    })
-    .optional(),
-});
+export const McpServerEntrySchema = z.lazy(() =>
+  z.object({
+    type: z
+      .enum(["stdio", "http", "streamable-http", "streamableHttp", "sse"])
+      .optional()
+      .describe("the transport; inferred from command / url / httpUrl when absent"),
+    command: z.string().min(1).optional().describe("the program a stdio server runs"),
+    args: z.array(z.string()).optional(),
+    env: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe("added to the server's environment; ${VAR} expands"),
+    cwd: z.string().optional().describe("the stdio server's working folder (default: the workspace)"),
+    url: z
+      .string()
+      .optional()
+      .describe("a remote server (streamable HTTP; SSE with type sse or a Gemini url)"),
+    httpUrl: z.string().optional().describe("Gemini CLI's streamable HTTP url"),
+    headers: z.record(z.string(), z.string()).optional().describe("HTTP headers; ${VAR} expands"),
+    enabled: z.boolean().optional().describe("false switches the server off"),
+    disabled: z.boolean().optional().describe("true switches the server off (Cline, Roo)"),
+    timeout: z.number().int().positive().optional().describe("milliseconds one request may take"),
+    startupTimeout: z.number().int().positive().optional().describe("milliseconds to start and list tools"),
+    includeTools: z
+      .array(z.string())
+      .optional()
+      .describe("only these tools (names as the server gives them)"),
+    excludeTools: z.array(z.string()).optional().describe("all tools but these"),
+    subagentOnly: z
+      .boolean()
+      .optional()
+      .describe("its tools stay out of the main agent's prompt; subagents that name them get them"),
+    description: z.string().optional(),
+    trust: z
+      .boolean()
+      .optional()
+      .describe("Gemini CLI's confirmation bypass; Gantry's permission rules decide"),
+    oauth: z
+      .object({
+        enabled: z.boolean().optional(),
+        clientId: z.string().optional(),
+        clientSecret: z.string().optional(),
+        scopes: z.array(z.string()).optional(),
+      })
+      .optional(),
+  }),
+);
 export type McpServerEntry = z.infer<typeof McpServerEntrySchema>;
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10 * 60_000;

@@ -6,19 +6,21 @@ import type { McpManager } from "./manager.js";
 
 const LIST_PAGE = 50;
 
-const ResourcesArgs = z.strictObject({
-  Action: z
-    .enum(["list", "read"])
-    .describe("list: the resources (and templates) servers offer; read: one resource"),
-  Server: z
-    .string()
-    .optional()
-    .describe("The MCP server (required for read; list covers every server without it)"),
-  Uri: z.string().optional().describe("read: the resource's URI, as list shows it"),
-  Offset: offsetArgument(
-    "list: entries to skip; read: characters of the text to skip (a cut result gives the next call)",
-  ),
-});
+const ResourcesArgs = z.lazy(() =>
+  z.strictObject({
+    Action: z
+      .enum(["list", "read"])
+      .describe("list: the resources (and templates) servers offer; read: one resource"),
+    Server: z
+      .string()
+      .optional()
+      .describe("The MCP server (required for read; list covers every server without it)"),
+    Uri: z.string().optional().describe("read: the resource's URI, as list shows it"),
+    Offset: offsetArgument(
+      "list: entries to skip; read: characters of the text to skip (a cut result gives the next call)",
+    ),
+  }),
+);
 type ResourcesArgs = z.infer<typeof ResourcesArgs>;
 
 /** `mcp_resources`: list and read MCP servers' resources, in parts like the other reads. */

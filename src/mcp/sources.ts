@@ -169,7 +169,7 @@ function readEntries(
   return configs;
 }
 
-const KNOWN_KEYS = Object.keys(McpServerEntrySchema.shape);
+const knownKeys = () => Object.keys(McpServerEntrySchema.unwrap().shape);
 
 function parseEntry(
   name: string,
@@ -188,11 +188,10 @@ function parseEntry(
     warnings.push(`${file}: MCP server "${name}" is invalid (${problems.join("; ")}); it is skipped`);
     return undefined;
   }
+  const known = knownKeys();
   for (const key of Object.keys(value as Record<string, unknown>)) {
-    if (!KNOWN_KEYS.includes(key))
-      warnings.push(
-        `${file}: MCP server "${name}": unknown key "${key}"${didYouMean(key, KNOWN_KEYS)}; ignored`,
-      );
+    if (!known.includes(key))
+      warnings.push(`${file}: MCP server "${name}": unknown key "${key}"${didYouMean(key, known)}; ignored`);
   }
   if (parsed.data.trust === true)
     warnings.push(

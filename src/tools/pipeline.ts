@@ -129,11 +129,12 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
 
     // 6. execute
     await options.onStart?.();
-    const started = performance.now();
+    // not the global `performance`: its first use loads perf_hooks, a few ms of a one-call start-up
+    const started = process.hrtime.bigint();
     let result = await execute(call, signal, options.onUpdate);
     result = {
       ...result,
-      metadata: { ...result.metadata, durationMs: Math.round(performance.now() - started) },
+      metadata: { ...result.metadata, durationMs: Number((process.hrtime.bigint() - started) / 1_000_000n) },
     };
 
     // 7. output limit

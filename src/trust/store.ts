@@ -6,19 +6,23 @@ import { z } from "zod";
  * The user's trust decisions (SPEC §5a), in their home: one record per folder, keyed by its real path.
  * A trusted record pins the digest of every file it approved (workspace-relative paths with "/").
  */
-const FolderRecordSchema = z.object({
-  decision: z.enum(["trusted", "never"]),
-  decidedAt: z.string(),
-  /** Trust also covers folders below this one (their files are pinned when first opened). */
-  subfolders: z.boolean().optional(),
-  files: z.record(z.string(), z.string()).optional(),
-});
+const FolderRecordSchema = z.lazy(() =>
+  z.object({
+    decision: z.enum(["trusted", "never"]),
+    decidedAt: z.string(),
+    /** Trust also covers folders below this one (their files are pinned when first opened). */
+    subfolders: z.boolean().optional(),
+    files: z.record(z.string(), z.string()).optional(),
+  }),
+);
 export type FolderRecord = z.infer<typeof FolderRecordSchema>;
 
-const StoreSchema = z.object({
-  version: z.literal(1),
-  folders: z.record(z.string(), FolderRecordSchema),
-});
+const StoreSchema = z.lazy(() =>
+  z.object({
+    version: z.literal(1),
+    folders: z.record(z.string(), FolderRecordSchema),
+  }),
+);
 type StoreFile = z.infer<typeof StoreSchema>;
 
 export const TRUST_STORE_NAME = "trusted-folders.json";

@@ -27,20 +27,22 @@ export const DEFAULT_SECRET_PATTERNS = [
 
 export const DEFAULT_SECRET_EXCEPTIONS = [".env.example", ".env.sample", ".env.template"] as const;
 
-export const SecretsSchema = z.strictObject({
-  patterns: z
-    .array(z.string())
-    .optional()
-    .describe(
-      'glob patterns added to the built-in secret patterns; without "/" a pattern judges each path segment, with "/" the workspace-relative path',
-    ),
-  allow: z
-    .array(z.string())
-    .optional()
-    .describe(
-      'glob patterns that are never secret, even if a secret pattern matches (without "/" judged on the name)',
-    ),
-});
+export const SecretsSchema = z.lazy(() =>
+  z.strictObject({
+    patterns: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'glob patterns added to the built-in secret patterns; without "/" a pattern judges each path segment, with "/" the workspace-relative path',
+      ),
+    allow: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'glob patterns that are never secret, even if a secret pattern matches (without "/" judged on the name)',
+      ),
+  }),
+);
 export type SecretsConfig = z.infer<typeof SecretsSchema>;
 
 export interface SecretGuard {

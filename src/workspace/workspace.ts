@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { type Limits, LimitsSchema } from "./limits.js";
+import { DEFAULT_LIMITS, type Limits, LimitsSchema } from "./limits.js";
 import { type PathResult, resolveInsideWorkspace, toRelative } from "./paths.js";
 import { createSecretGuard, type SecretGuard, type SecretsConfig } from "./secrets.js";
 
@@ -40,8 +40,9 @@ export function openWorkspace(root: string, options: WorkspaceOptions = {}): Wor
     throw new Error(`workspace folder "${root}" does not exist`);
   }
   if (!statSync(realRoot).isDirectory()) throw new Error(`workspace "${root}" is not a folder`);
-  // parsing fills every limit left out (or explicitly undefined) with its default
-  const limits = LimitsSchema.parse({ ...options.limits });
+  // parsing fills every limit left out (or explicitly undefined) with its default; none set: the defaults
+  const given = Object.values(options.limits ?? {}).some((value) => value !== undefined);
+  const limits: Limits = given ? LimitsSchema.parse({ ...options.limits }) : { ...DEFAULT_LIMITS };
   const secrets = createSecretGuard(options.secrets, options.workspaceSecrets);
 
   return {

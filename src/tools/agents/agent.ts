@@ -9,59 +9,61 @@ import { checkWorkingDir, findRepoRoot } from "../../subagents/worktree.js";
 import { defineTool, errorResult, type ToolContext, type ToolResult } from "../contract.js";
 import { awaitForeground, backgroundStarted } from "./results.js";
 
-const AgentParameters = z.object({
-  // "3-5 words" is guidance for the model: any non-empty text is accepted (seed 003)
-  description: z
-    .string()
-    .refine((text) => text.trim() !== "", "must not be empty: a short (3-5 words) description of the task")
-    .describe("A short (3-5 words) description of the task, shown to the user and used for tracking"),
-  prompt: z
-    .string()
-    .min(1)
-    .describe("The full task for the subagent, with every piece of context it needs to work on its own"),
-  subagent_type: z
-    .string()
-    .optional()
-    .describe(
-      'The subagent type (see `gantry agents`); default "general-purpose"; "fork" continues your own conversation',
-    ),
-  fork_turns: z
-    .string()
-    .optional()
-    .describe(
-      'Fork only: "all" (default) or a positive integer such as "3" = only the last 3 real user turns',
-    ),
-  fork_tools: z
-    .array(z.string())
-    .optional()
-    .describe(
-      "Fork only: exact tool names or trailing MCP patterns (mcp__github__read_*) the fork may run; [] = none",
-    ),
-  fork_profile: z
-    .string()
-    .optional()
-    .describe(
-      "Fork only: a profile in .agents/fork-profiles/<name>.md or .qwen/fork-profiles/ (not with fork_tools)",
-    ),
-  run_in_background: z
-    .boolean()
-    .optional()
-    .describe(
-      "Default true for a top-level agent (a notification arrives when it ends); false waits for its report",
-    ),
-  isolation: z
-    .enum(["worktree"])
-    .optional()
-    .describe(
-      '"worktree": run a named (non-fork) agent in a git worktree Gantry creates and removes; changes are reported',
-    ),
-  working_dir: z
-    .string()
-    .optional()
-    .describe(
-      "Run a named (non-fork) agent in this existing registered git worktree; foreground only; wins over isolation",
-    ),
-});
+const AgentParameters = z.lazy(() =>
+  z.object({
+    // "3-5 words" is guidance for the model: any non-empty text is accepted (seed 003)
+    description: z
+      .string()
+      .refine((text) => text.trim() !== "", "must not be empty: a short (3-5 words) description of the task")
+      .describe("A short (3-5 words) description of the task, shown to the user and used for tracking"),
+    prompt: z
+      .string()
+      .min(1)
+      .describe("The full task for the subagent, with every piece of context it needs to work on its own"),
+    subagent_type: z
+      .string()
+      .optional()
+      .describe(
+        'The subagent type (see `gantry agents`); default "general-purpose"; "fork" continues your own conversation',
+      ),
+    fork_turns: z
+      .string()
+      .optional()
+      .describe(
+        'Fork only: "all" (default) or a positive integer such as "3" = only the last 3 real user turns',
+      ),
+    fork_tools: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "Fork only: exact tool names or trailing MCP patterns (mcp__github__read_*) the fork may run; [] = none",
+      ),
+    fork_profile: z
+      .string()
+      .optional()
+      .describe(
+        "Fork only: a profile in .agents/fork-profiles/<name>.md or .qwen/fork-profiles/ (not with fork_tools)",
+      ),
+    run_in_background: z
+      .boolean()
+      .optional()
+      .describe(
+        "Default true for a top-level agent (a notification arrives when it ends); false waits for its report",
+      ),
+    isolation: z
+      .enum(["worktree"])
+      .optional()
+      .describe(
+        '"worktree": run a named (non-fork) agent in a git worktree Gantry creates and removes; changes are reported',
+      ),
+    working_dir: z
+      .string()
+      .optional()
+      .describe(
+        "Run a named (non-fork) agent in this existing registered git worktree; foreground only; wins over isolation",
+      ),
+  }),
+);
 
 type AgentArgs = z.infer<typeof AgentParameters>;
 

@@ -2,22 +2,24 @@ import { z } from "zod";
 import type { SubagentCatalog } from "../../subagents/types.js";
 import { defineTool, errorResult, okResult } from "../contract.js";
 
-const DefineSubagentParameters = z.object({
-  name: z
-    .string()
-    .describe("Name of the new subagent type (letters, digits, -, _, .); used as subagent_type / TypeName"),
-  description: z.string().min(1).describe("When to use this subagent, in one or two sentences"),
-  system_prompt: z.string().min(1).describe("The system prompt the subagent runs with"),
-  enable_write_tools: z
-    .boolean()
-    .optional()
-    .describe("Let it edit files and run commands (default false: read-only tools)"),
-  enable_mcp_tools: z.boolean().optional().describe("Let it call MCP tools (default false)"),
-  enable_subagent_tools: z
-    .boolean()
-    .optional()
-    .describe("Let it start subagents of its own, within the nesting depth limit (default false)"),
-});
+const DefineSubagentParameters = z.lazy(() =>
+  z.object({
+    name: z
+      .string()
+      .describe("Name of the new subagent type (letters, digits, -, _, .); used as subagent_type / TypeName"),
+    description: z.string().min(1).describe("When to use this subagent, in one or two sentences"),
+    system_prompt: z.string().min(1).describe("The system prompt the subagent runs with"),
+    enable_write_tools: z
+      .boolean()
+      .optional()
+      .describe("Let it edit files and run commands (default false: read-only tools)"),
+    enable_mcp_tools: z.boolean().optional().describe("Let it call MCP tools (default false)"),
+    enable_subagent_tools: z
+      .boolean()
+      .optional()
+      .describe("Let it start subagents of its own, within the nesting depth limit (default false)"),
+  }),
+);
 
 /** Seed 000's define_subagent: a subagent type for the rest of this session. */
 export function createDefineSubagentTool(catalog: SubagentCatalog) {

@@ -7,28 +7,32 @@ import { checkWorkingDir, findRepoRoot } from "../../subagents/worktree.js";
 import { defineTool, errorResult, okResult, type ToolContext } from "../contract.js";
 import { awaitForeground } from "./results.js";
 
-const SubagentSpec = z.object({
-  Prompt: z.string().min(1).describe("The full task for this subagent"),
-  Role: z
-    .string()
-    .optional()
-    .describe("The role it plays (e.g. 'security reviewer'); added to its instructions"),
-  TypeName: z
-    .string()
-    .optional()
-    .describe('A subagent type (see define_subagent, `gantry agents`); default "general-purpose"'),
-  Workspace: z
-    .string()
-    .optional()
-    .describe(
-      'Where it works: omitted = this workspace; "worktree" = a fresh git worktree; or a registered worktree path (that agent runs in the foreground: its report is in this result)',
-    ),
-  Model: z.string().optional().describe("provider:model-id instead of the type's or your own model"),
-});
+const SubagentSpec = z.lazy(() =>
+  z.object({
+    Prompt: z.string().min(1).describe("The full task for this subagent"),
+    Role: z
+      .string()
+      .optional()
+      .describe("The role it plays (e.g. 'security reviewer'); added to its instructions"),
+    TypeName: z
+      .string()
+      .optional()
+      .describe('A subagent type (see define_subagent, `gantry agents`); default "general-purpose"'),
+    Workspace: z
+      .string()
+      .optional()
+      .describe(
+        'Where it works: omitted = this workspace; "worktree" = a fresh git worktree; or a registered worktree path (that agent runs in the foreground: its report is in this result)',
+      ),
+    Model: z.string().optional().describe("provider:model-id instead of the type's or your own model"),
+  }),
+);
 
-const InvokeSubagentParameters = z.object({
-  Subagents: z.array(SubagentSpec).min(1).max(10).describe("The subagents to start; they run in parallel"),
-});
+const InvokeSubagentParameters = z.lazy(() =>
+  z.object({
+    Subagents: z.array(SubagentSpec).min(1).max(10).describe("The subagents to start; they run in parallel"),
+  }),
+);
 
 /** Seed 000's invoke_subagent: several subagents at once, in parallel, on the agent tool's machinery. */
 export function createInvokeSubagentTool(host: SubagentHost) {

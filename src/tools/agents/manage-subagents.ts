@@ -3,7 +3,7 @@ import type { SubagentHost } from "../../subagents/host.js";
 import { summarizeAgent } from "../../subagents/registry.js";
 import { defineTool, errorResult, okResult } from "../contract.js";
 
-const ListAgentsParameters = z.object({});
+const ListAgentsParameters = z.lazy(() => z.object({}));
 
 /** Qwen Code's list_agents: the addressable agents of this session, their ids and states. */
 export function createListAgentsTool(host: SubagentHost) {
@@ -24,10 +24,14 @@ export function createListAgentsTool(host: SubagentHost) {
   });
 }
 
-const ManageSubagentsParameters = z.object({
-  Action: z.enum(["list", "kill", "kill_all"]).describe("list the subagents, kill some, or kill all of them"),
-  ConversationIds: z.array(z.string()).optional().describe("The agent ids to kill (Action kill)"),
-});
+const ManageSubagentsParameters = z.lazy(() =>
+  z.object({
+    Action: z
+      .enum(["list", "kill", "kill_all"])
+      .describe("list the subagents, kill some, or kill all of them"),
+    ConversationIds: z.array(z.string()).optional().describe("The agent ids to kill (Action kill)"),
+  }),
+);
 
 /** Seed 000's manage_subagents; killing an agent also kills the foreground agents it started. */
 export function createManageSubagentsTool(host: SubagentHost) {

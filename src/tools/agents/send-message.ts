@@ -5,21 +5,23 @@ import { defineTool, errorResult, okResult } from "../contract.js";
 import { foregroundResult } from "./results.js";
 
 /** Both shapes in one tool: Qwen Code's (task_id, message) and seed 000's (Recipient, Message). */
-const SendMessageParameters = z
-  .object({
-    task_id: z.string().optional().describe("The agent's id (from the agent tool or list_agents)"),
-    message: z.string().optional().describe("The follow-up instruction or question"),
-    Recipient: z.string().optional().describe("Same as task_id (seed 000 name)"),
-    Message: z.string().optional().describe("Same as message (seed 000 name)"),
-  })
-  .refine((a) => (a.task_id ?? a.Recipient) !== undefined, {
-    message: "task_id (or Recipient) is required",
-    path: ["task_id"],
-  })
-  .refine((a) => (a.message ?? a.Message)?.trim(), {
-    message: "message (or Message) is required",
-    path: ["message"],
-  });
+const SendMessageParameters = z.lazy(() =>
+  z
+    .object({
+      task_id: z.string().optional().describe("The agent's id (from the agent tool or list_agents)"),
+      message: z.string().optional().describe("The follow-up instruction or question"),
+      Recipient: z.string().optional().describe("Same as task_id (seed 000 name)"),
+      Message: z.string().optional().describe("Same as message (seed 000 name)"),
+    })
+    .refine((a) => (a.task_id ?? a.Recipient) !== undefined, {
+      message: "task_id (or Recipient) is required",
+      path: ["task_id"],
+    })
+    .refine((a) => (a.message ?? a.Message)?.trim(), {
+      message: "message (or Message) is required",
+      path: ["message"],
+    }),
+);
 
 export function createSendMessageTool(host: SubagentHost) {
   return defineTool({

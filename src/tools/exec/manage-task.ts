@@ -9,23 +9,25 @@ import { describeSchedule, type ScheduleBook } from "./schedule.js";
 import { type CommandTask, describeExit, formatDuration } from "./tasks.js";
 import type { TerminalPool } from "./terminals.js";
 
-export const ManageTaskArgs = z.object({
-  Action: z
-    .enum(["list", "kill", "status", "send_input"])
-    .describe(
-      "list: every background task and schedule; status: a task's state and its output since you last looked; kill: end a task's whole process tree or cancel a schedule; send_input: write Input to a task's standard input.",
-    ),
-  TaskId: z
-    .string()
-    .optional()
-    .describe('The task ("t1") or schedule ("s1"); needed by kill, status and send_input.'),
-  Input: z
-    .string()
-    .optional()
-    .describe(
-      'For send_input: the text written to standard input, exactly as given (end it with "\\n" to press Enter; a final "\\u0004" closes the input, like Ctrl-D).',
-    ),
-});
+export const ManageTaskArgs = z.lazy(() =>
+  z.object({
+    Action: z
+      .enum(["list", "kill", "status", "send_input"])
+      .describe(
+        "list: every background task and schedule; status: a task's state and its output since you last looked; kill: end a task's whole process tree or cancel a schedule; send_input: write Input to a task's standard input.",
+      ),
+    TaskId: z
+      .string()
+      .optional()
+      .describe('The task ("t1") or schedule ("s1"); needed by kill, status and send_input.'),
+    Input: z
+      .string()
+      .optional()
+      .describe(
+        'For send_input: the text written to standard input, exactly as given (end it with "\\n" to press Enter; a final "\\u0004" closes the input, like Ctrl-D).',
+      ),
+  }),
+);
 type ManageTaskInput = z.infer<typeof ManageTaskArgs>;
 
 /** How long send_input waits for the task to answer before returning. */

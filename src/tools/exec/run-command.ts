@@ -10,32 +10,34 @@ import type { ExecRuntime } from "./runtime.js";
 import { describeExit, formatDuration } from "./tasks.js";
 import type { TerminalPool } from "./terminals.js";
 
-export const RunCommandArgs = z.object({
-  CommandLine: z.string().min(1).describe("The bash command line to run."),
-  Cwd: z
-    .string()
-    .describe(
-      "Folder to run in: absolute, or relative to the workspace root; it must lie inside the workspace. With RunPersistent it is used only when the terminal is created; later calls run where the last one left off.",
-    ),
-  WaitMsBeforeAsync: z
-    .number()
-    .int()
-    .min(0)
-    .describe(
-      "Milliseconds to wait for the command to finish. Past it the command keeps running as a background task (see manage_task). 0 starts it in the background at once with its standard input open, for manage_task send_input (any other value gives it an empty standard input). A foreground wait longer than the session's command timeout (default 2 minutes) ends the command at the timeout.",
-    ),
-  RunPersistent: z
-    .boolean()
-    .optional()
-    .describe(
-      "Run in a persistent shell that keeps its working directory and exported variables between calls (standard input of each command is empty).",
-    ),
-  RequestedTerminalID: z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, '_', '.', '-' (at most 64)")
-    .optional()
-    .describe('Id of the persistent terminal to use or create (implies RunPersistent; default "default").'),
-});
+export const RunCommandArgs = z.lazy(() =>
+  z.object({
+    CommandLine: z.string().min(1).describe("The bash command line to run."),
+    Cwd: z
+      .string()
+      .describe(
+        "Folder to run in: absolute, or relative to the workspace root; it must lie inside the workspace. With RunPersistent it is used only when the terminal is created; later calls run where the last one left off.",
+      ),
+    WaitMsBeforeAsync: z
+      .number()
+      .int()
+      .min(0)
+      .describe(
+        "Milliseconds to wait for the command to finish. Past it the command keeps running as a background task (see manage_task). 0 starts it in the background at once with its standard input open, for manage_task send_input (any other value gives it an empty standard input). A foreground wait longer than the session's command timeout (default 2 minutes) ends the command at the timeout.",
+      ),
+    RunPersistent: z
+      .boolean()
+      .optional()
+      .describe(
+        "Run in a persistent shell that keeps its working directory and exported variables between calls (standard input of each command is empty).",
+      ),
+    RequestedTerminalID: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, '_', '.', '-' (at most 64)")
+      .optional()
+      .describe('Id of the persistent terminal to use or create (implies RunPersistent; default "default").'),
+  }),
+);
 type RunCommandInput = z.infer<typeof RunCommandArgs>;
 
 /** Characters kept back from the output budget for the status lines around the output. */

@@ -4,33 +4,38 @@ import type { AgentInbox } from "../../agent/inbox.js";
 import { defineTool, errorResult, okResult } from "../contract.js";
 import type { ExecRuntime } from "./runtime.js";
 
-export const ScheduleArgs = z.object({
-  Prompt: z.string().min(1).describe("What to tell the agent (as a new turn) each time the schedule fires."),
-  DurationSeconds: z
-    .number()
-    .positive()
-    .max(24 * 24 * 3600)
-    .optional()
-    .describe("Fire once after this many seconds (every this many seconds when MaxIterations > 1)."),
-  CronExpression: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('Cron schedule, 5 fields or 6 with seconds first (e.g. "*/10 * * * *"), in local time.'),
-  TimerCondition: z
-    .string()
-    .min(1)
-    .optional()
-    .describe(
-      "A bash command run in the workspace root when the schedule is due; it fires only once the command exits 0, re-running it every few seconds until then (poll until ready, e.g. `curl -sf localhost:3000/health`). Alone, it fires as soon as the condition holds.",
-    ),
-  MaxIterations: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe("Most times the schedule fires (default 1 for timers and conditions, unlimited for cron)."),
-});
+export const ScheduleArgs = z.lazy(() =>
+  z.object({
+    Prompt: z
+      .string()
+      .min(1)
+      .describe("What to tell the agent (as a new turn) each time the schedule fires."),
+    DurationSeconds: z
+      .number()
+      .positive()
+      .max(24 * 24 * 3600)
+      .optional()
+      .describe("Fire once after this many seconds (every this many seconds when MaxIterations > 1)."),
+    CronExpression: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Cron schedule, 5 fields or 6 with seconds first (e.g. "*/10 * * * *"), in local time.'),
+    TimerCondition: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "A bash command run in the workspace root when the schedule is due; it fires only once the command exits 0, re-running it every few seconds until then (poll until ready, e.g. `curl -sf localhost:3000/health`). Alone, it fires as soon as the condition holds.",
+      ),
+    MaxIterations: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("Most times the schedule fires (default 1 for timers and conditions, unlimited for cron)."),
+  }),
+);
 export type ScheduleInput = z.infer<typeof ScheduleArgs>;
 
 export type ScheduleState = "active" | "done" | "cancelled";

@@ -1,40 +1,46 @@
 import { z } from "zod";
 
 /** The `exec` section of .agents/settings.json: how commands are timed and ended. */
-export const ExecSettingsSchema = z.strictObject({
-  timeoutMs: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe("foreground limit of a run_command call in ms (default 120000); past it the command is ended"),
-  backgroundTimeoutMs: z
-    .number()
-    .int()
-    .nonnegative()
-    .optional()
-    .describe("limit of a background task in ms; 0 or absent = it runs until killed or the session ends"),
-  killGraceMs: z
-    .number()
-    .int()
-    .nonnegative()
-    .optional()
-    .describe("time between SIGTERM and SIGKILL when a command is ended (default 2000)"),
-  isolation: z
-    .enum(["auto", "pid-namespace", "process-group"])
-    .optional()
-    .describe("how a command's processes are held together; auto = a PID namespace when bwrap can make one"),
-  conditionPollSeconds: z
-    .number()
-    .positive()
-    .optional()
-    .describe("how often a schedule's TimerCondition is re-run while it fails (default 5)"),
-  conditionTimeoutSeconds: z
-    .number()
-    .positive()
-    .optional()
-    .describe("longest one run of a TimerCondition may take (default 30)"),
-});
+export const ExecSettingsSchema = z.lazy(() =>
+  z.strictObject({
+    timeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe(
+        "foreground limit of a run_command call in ms (default 120000); past it the command is ended",
+      ),
+    backgroundTimeoutMs: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe("limit of a background task in ms; 0 or absent = it runs until killed or the session ends"),
+    killGraceMs: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe("time between SIGTERM and SIGKILL when a command is ended (default 2000)"),
+    isolation: z
+      .enum(["auto", "pid-namespace", "process-group"])
+      .optional()
+      .describe(
+        "how a command's processes are held together; auto = a PID namespace when bwrap can make one",
+      ),
+    conditionPollSeconds: z
+      .number()
+      .positive()
+      .optional()
+      .describe("how often a schedule's TimerCondition is re-run while it fails (default 5)"),
+    conditionTimeoutSeconds: z
+      .number()
+      .positive()
+      .optional()
+      .describe("longest one run of a TimerCondition may take (default 30)"),
+  }),
+);
 export type ExecSettings = z.infer<typeof ExecSettingsSchema>;
 
 export interface ResolvedExecSettings {

@@ -10,9 +10,11 @@ import { describeChange } from "./edit-diff.js";
 import { type EditDeps, editDepsOf, resolveWriteTarget, sha256Of, underFileLock } from "./edit-flow.js";
 import { decodeText } from "./edit-text.js";
 
-export const deleteFileParameters = z.object({
-  TargetFile: z.string().describe("The file to delete: a path inside the workspace. Folders are refused."),
-});
+export const deleteFileParameters = z.lazy(() =>
+  z.object({
+    TargetFile: z.string().describe("The file to delete: a path inside the workspace. Folders are refused."),
+  }),
+);
 
 /**
  * delete_file (seed 002's remote set): removes one file, or one symlink (never what it points to).

@@ -9,16 +9,18 @@ import { defineTool, errorResult, okResult } from "../contract.js";
 import type { ToolEnvironment } from "../environment.js";
 import { nextCall, offsetArgument } from "../paging.js";
 
-const ListDirParameters = z.object({
-  DirectoryPath: z
-    .string()
-    .describe(
-      'The folder to list: an absolute path inside the workspace, or a path relative to its root ("." is the root).',
+const ListDirParameters = z.lazy(() =>
+  z.object({
+    DirectoryPath: z
+      .string()
+      .describe(
+        'The folder to list: an absolute path inside the workspace, or a path relative to its root ("." is the root).',
+      ),
+    Offset: offsetArgument(
+      "Entries to skip, in the listing's order (folders first, then files); for the next part of a long listing.",
     ),
-  Offset: offsetArgument(
-    "Entries to skip, in the listing's order (folders first, then files); for the next part of a long listing.",
-  ),
-});
+  }),
+);
 
 type ListDirArgs = z.infer<typeof ListDirParameters>;
 

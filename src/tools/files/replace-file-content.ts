@@ -4,16 +4,18 @@ import type { ToolEnvironment } from "../environment.js";
 import { replaceInFile, replacementFields } from "./edit-chunks.js";
 import { editDepsOf } from "./edit-flow.js";
 
-export const replaceFileContentParameters = z.object({
-  TargetFile: z
-    .string()
-    .describe("The file to edit: a path inside the workspace, absolute or relative to it."),
-  Instruction: z
-    .string()
-    .describe("What this edit should achieve, in one sentence (for review and the logs)."),
-  Description: z.string().describe("A short description of the change, shown to the user."),
-  ...replacementFields,
-});
+export const replaceFileContentParameters = z.lazy(() =>
+  z.object({
+    TargetFile: z
+      .string()
+      .describe("The file to edit: a path inside the workspace, absolute or relative to it."),
+    Instruction: z
+      .string()
+      .describe("What this edit should achieve, in one sentence (for review and the logs)."),
+    Description: z.string().describe("A short description of the change, shown to the user."),
+    ...replacementFields,
+  }),
+);
 
 /** replace_file_content (seed 000): one exact, contiguous block replaced inside a line range. */
 export function createReplaceFileContentTool(env: ToolEnvironment) {

@@ -9,46 +9,48 @@ import { defineTool, errorResult, okResult, type ToolResult } from "../contract.
 import type { ToolEnvironment } from "../environment.js";
 import { bytesSource, type LineWindow, readLineWindow } from "./read-lines.js";
 
-const ViewFileParameters = z
-  .object({
-    AbsolutePath: z
-      .string()
-      .describe("The file to read: an absolute path inside the workspace, or a path relative to its root."),
-    StartLine: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe(
-        "First line to show, 1-based. Giving StartLine or EndLine streams the file, so a part of a file of any size can be read.",
-      ),
-    EndLine: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe(
-        "Last line to show, 1-based and inclusive. Default: as many lines as one call shows without a range, from StartLine.",
-      ),
-    ContentOffset: z
-      .number()
-      .int()
-      .min(0)
-      .optional()
-      .describe(
-        "Character offset into line StartLine (default line 1) where the output begins. For a line too long for one call (minified code): a cut result names the StartLine and ContentOffset that continue it.",
-      ),
-    IsSkillFile: z
-      .boolean()
-      .optional()
-      .describe(
-        "true to read a file of a skill listed in the system prompt (its SKILL.md or a file it names), which may lie outside the workspace. Read-only.",
-      ),
-  })
-  .refine((args) => args.EndLine === undefined || args.EndLine >= (args.StartLine ?? 1), {
-    path: ["EndLine"],
-    message: "EndLine must be greater than or equal to StartLine",
-  });
+const ViewFileParameters = z.lazy(() =>
+  z
+    .object({
+      AbsolutePath: z
+        .string()
+        .describe("The file to read: an absolute path inside the workspace, or a path relative to its root."),
+      StartLine: z
+        .number()
+        .int()
+        .min(1)
+        .optional()
+        .describe(
+          "First line to show, 1-based. Giving StartLine or EndLine streams the file, so a part of a file of any size can be read.",
+        ),
+      EndLine: z
+        .number()
+        .int()
+        .min(1)
+        .optional()
+        .describe(
+          "Last line to show, 1-based and inclusive. Default: as many lines as one call shows without a range, from StartLine.",
+        ),
+      ContentOffset: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe(
+          "Character offset into line StartLine (default line 1) where the output begins. For a line too long for one call (minified code): a cut result names the StartLine and ContentOffset that continue it.",
+        ),
+      IsSkillFile: z
+        .boolean()
+        .optional()
+        .describe(
+          "true to read a file of a skill listed in the system prompt (its SKILL.md or a file it names), which may lie outside the workspace. Read-only.",
+        ),
+    })
+    .refine((args) => args.EndLine === undefined || args.EndLine >= (args.StartLine ?? 1), {
+      path: ["EndLine"],
+      message: "EndLine must be greater than or equal to StartLine",
+    }),
+);
 
 type ViewFileArgs = z.infer<typeof ViewFileParameters>;
 

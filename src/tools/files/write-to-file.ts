@@ -25,19 +25,21 @@ import {
 } from "./edit-flow.js";
 import { layoutOf } from "./edit-text.js";
 
-export const writeToFileParameters = z.object({
-  TargetFile: z
-    .string()
-    .describe("The file to write: a path inside the workspace, absolute or relative to it."),
-  Overwrite: z
-    .boolean()
-    .describe(
-      "Must be true to replace an existing file (which you must have viewed first); false only creates.",
-    ),
-  CodeContent: z.string().describe("The complete content of the file."),
-  Description: z.string().describe("A short description of the file or the change, shown to the user."),
-  ArtifactMetadata: ArtifactMetadataSchema.optional(),
-});
+export const writeToFileParameters = z.lazy(() =>
+  z.object({
+    TargetFile: z
+      .string()
+      .describe("The file to write: a path inside the workspace, absolute or relative to it."),
+    Overwrite: z
+      .boolean()
+      .describe(
+        "Must be true to replace an existing file (which you must have viewed first); false only creates.",
+      ),
+    CodeContent: z.string().describe("The complete content of the file."),
+    Description: z.string().describe("A short description of the file or the change, shown to the user."),
+    ArtifactMetadata: ArtifactMetadataSchema.optional(),
+  }),
+);
 
 type WriteArgs = z.infer<typeof writeToFileParameters>;
 

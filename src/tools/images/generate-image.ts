@@ -9,23 +9,25 @@ import { readInputImages } from "./input-images.js";
 import { saveNewFile } from "./save-image.js";
 import { DEFAULT_IMAGE_TIMEOUT_MS, GEMINI_ASPECT_RATIOS, HOW_TO_CONFIGURE_IMAGES } from "./settings.js";
 
-const GenerateImageParameters = z.object({
-  Prompt: z.string().trim().min(1).describe("What the image shows, or how to change the input images."),
-  ImageName: z
-    .string()
-    .describe(
-      "File name for the image, without folders, e.g. login_screen_mockup; the extension follows the image's format. It is saved in the artifacts folder, never over an existing file.",
-    ),
-  AspectRatio: z
-    .string()
-    .regex(/^[1-9]\d{0,2}:[1-9]\d{0,2}$/, "must be width:height, e.g. 16:9")
-    .optional()
-    .describe("Width:height such as 1:1, 16:9, 9:16, 4:3 (default: the model's, usually square)."),
-  ImagePaths: z
-    .array(z.string())
-    .optional()
-    .describe("Workspace images to edit or use as references, where the model takes input images."),
-});
+const GenerateImageParameters = z.lazy(() =>
+  z.object({
+    Prompt: z.string().trim().min(1).describe("What the image shows, or how to change the input images."),
+    ImageName: z
+      .string()
+      .describe(
+        "File name for the image, without folders, e.g. login_screen_mockup; the extension follows the image's format. It is saved in the artifacts folder, never over an existing file.",
+      ),
+    AspectRatio: z
+      .string()
+      .regex(/^[1-9]\d{0,2}:[1-9]\d{0,2}$/, "must be width:height, e.g. 16:9")
+      .optional()
+      .describe("Width:height such as 1:1, 16:9, 9:16, 4:3 (default: the model's, usually square)."),
+    ImagePaths: z
+      .array(z.string())
+      .optional()
+      .describe("Workspace images to edit or use as references, where the model takes input images."),
+  }),
+);
 
 type GenerateImageArgs = z.infer<typeof GenerateImageParameters>;
 

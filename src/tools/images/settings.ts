@@ -1,30 +1,32 @@
 import { z } from "zod";
 
 /** `images` in .agents/settings.json: the image model generate_image uses and where artifacts are saved. */
-export const ImageSettingsSchema = z.strictObject({
-  model: z
-    .string()
-    .optional()
-    .describe(
-      "the image model as provider:model-id, e.g. openai:gpt-image-1, google:gemini-2.5-flash-image, openai-compatible:flux",
-    ),
-  baseUrl: z
-    .string()
-    .optional()
-    .describe("the image provider's API base URL (required for openai-compatible)"),
-  dir: z
-    .string()
-    .optional()
-    .describe(
-      "the artifacts folder inside the workspace (generated images, ArtifactMetadata documents); default .agents/artifacts",
-    ),
-  timeoutMs: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe("limit of one generate_image call in ms (default 300000)"),
-});
+export const ImageSettingsSchema = z.lazy(() =>
+  z.strictObject({
+    model: z
+      .string()
+      .optional()
+      .describe(
+        "the image model as provider:model-id, e.g. openai:gpt-image-1, google:gemini-2.5-flash-image, openai-compatible:flux",
+      ),
+    baseUrl: z
+      .string()
+      .optional()
+      .describe("the image provider's API base URL (required for openai-compatible)"),
+    dir: z
+      .string()
+      .optional()
+      .describe(
+        "the artifacts folder inside the workspace (generated images, ArtifactMetadata documents); default .agents/artifacts",
+      ),
+    timeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("limit of one generate_image call in ms (default 300000)"),
+  }),
+);
 export type ImageSettings = z.infer<typeof ImageSettingsSchema>;
 
 export const DEFAULT_IMAGE_TIMEOUT_MS = 300_000;

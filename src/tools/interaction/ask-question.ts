@@ -2,19 +2,26 @@ import { z } from "zod";
 import type { Asker } from "../../policy/asker.js";
 import { defineTool, errorResult, okResult } from "../contract.js";
 
-const QuestionSchema = z.object({
-  question: z.string().min(1).describe("The question, complete and self-contained."),
-  options: z
-    .array(z.string().min(1))
-    .describe(
-      "The choices to offer (the user may still answer in their own words); [] for an open question.",
-    ),
-  is_multi_select: z.boolean().optional().describe("true when several options may be chosen; default false."),
-});
+const QuestionSchema = z.lazy(() =>
+  z.object({
+    question: z.string().min(1).describe("The question, complete and self-contained."),
+    options: z
+      .array(z.string().min(1))
+      .describe(
+        "The choices to offer (the user may still answer in their own words); [] for an open question.",
+      ),
+    is_multi_select: z
+      .boolean()
+      .optional()
+      .describe("true when several options may be chosen; default false."),
+  }),
+);
 
-const AskQuestionParameters = z.object({
-  questions: z.array(QuestionSchema).min(1).describe("The questions to ask, in order."),
-});
+const AskQuestionParameters = z.lazy(() =>
+  z.object({
+    questions: z.array(QuestionSchema).min(1).describe("The questions to ask, in order."),
+  }),
+);
 
 /** `ask_question`: asks the user through the session's asker; headless without an answer provider it fails readably. */
 export function createAskQuestionTool(asker: Asker) {

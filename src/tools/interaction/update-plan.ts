@@ -1,20 +1,24 @@
 import { z } from "zod";
 import { defineTool, okResult } from "../contract.js";
 
-const PlanStepSchema = z.object({
-  step: z.string().min(1).describe("What this step does, in a few words."),
-  status: z
-    .enum(["pending", "in_progress", "completed"])
-    .describe("Where the step stands; at most one in_progress."),
-});
+const PlanStepSchema = z.lazy(() =>
+  z.object({
+    step: z.string().min(1).describe("What this step does, in a few words."),
+    status: z
+      .enum(["pending", "in_progress", "completed"])
+      .describe("Where the step stands; at most one in_progress."),
+  }),
+);
 
-const UpdatePlanParameters = z.object({
-  plan: z
-    .array(PlanStepSchema)
-    .min(1)
-    .describe("The whole plan, every step with its status (it replaces the last one)."),
-  explanation: z.string().optional().describe("Why the plan changed, in one sentence; optional."),
-});
+const UpdatePlanParameters = z.lazy(() =>
+  z.object({
+    plan: z
+      .array(PlanStepSchema)
+      .min(1)
+      .describe("The whole plan, every step with its status (it replaces the last one)."),
+    explanation: z.string().optional().describe("Why the plan changed, in one sentence; optional."),
+  }),
+);
 
 export type PlanStep = z.infer<typeof PlanStepSchema>;
 

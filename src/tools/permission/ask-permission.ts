@@ -4,20 +4,22 @@ import type { SessionPermissions } from "../../policy/permissions.js";
 import { TOOL_GROUPS } from "../../policy/rules.js";
 import { defineTool, errorResult, okResult } from "../contract.js";
 
-const AskPermissionParameters = z.object({
-  Action: z
-    .string()
-    .min(1)
-    .describe(
-      "What you want to do: a permission group (Bash, Edit, Read, WebFetch, WebSearch) or a tool name (run_command, write_to_file, ...).",
-    ),
-  Target: z
-    .string()
-    .describe(
-      'What it applies to, in permission-rule syntax: a command ("npm install", or "npm run test:*" for a prefix), a path ("src/**", "//etc/hosts"), "domain:example.com", or "" for every use of the Action.',
-    ),
-  Reason: z.string().min(1).describe("Why you need it, shown to the user."),
-});
+const AskPermissionParameters = z.lazy(() =>
+  z.object({
+    Action: z
+      .string()
+      .min(1)
+      .describe(
+        "What you want to do: a permission group (Bash, Edit, Read, WebFetch, WebSearch) or a tool name (run_command, write_to_file, ...).",
+      ),
+    Target: z
+      .string()
+      .describe(
+        'What it applies to, in permission-rule syntax: a command ("npm install", or "npm run test:*" for a prefix), a path ("src/**", "//etc/hosts"), "domain:example.com", or "" for every use of the Action.',
+      ),
+    Reason: z.string().min(1).describe("Why you need it, shown to the user."),
+  }),
+);
 
 /** `ask_permission`: asks the user up front; a yes becomes a session grant for (Action, Target) that later calls use. */
 export function createAskPermissionTool(permissions: SessionPermissions) {

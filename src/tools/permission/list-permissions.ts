@@ -3,7 +3,7 @@ import { MODE_DESCRIPTIONS } from "../../policy/modes.js";
 import type { SessionPermissions } from "../../policy/permissions.js";
 import { defineTool, okResult } from "../contract.js";
 
-const ListPermissionsParameters = z.object({});
+const ListPermissionsParameters = z.lazy(() => z.object({}));
 
 /** `list_permissions`: the approval mode, every rule with its file, and this session's grants with their source. */
 export function createListPermissionsTool(permissions: SessionPermissions) {

@@ -7,36 +7,38 @@ import { comparePaths } from "./engine.js";
 import { compileGlobs, type EntryMatcher } from "./glob.js";
 import type { WalkEntry } from "./walk.js";
 
-const FindByNameArgs = z.object({
-  SearchDirectory: z
-    .string()
-    .describe("Folder to search in, relative to the workspace or absolute inside it."),
-  Pattern: z
-    .string()
-    .min(1)
-    .describe(
-      'Glob. Without "/" it matches names anywhere ("*.ts"); with "/" it matches the workspace-relative path ("src/**/*.java", where **/ may also be zero folders).',
-    ),
-  Type: z
-    .enum(["file", "directory", "any"])
-    .optional()
-    .describe("What to list: file, directory or any (default any)."),
-  Excludes: z
-    .array(z.string())
-    .optional()
-    .describe("Globs to leave out (same rules as Pattern); an excluded folder hides everything inside it."),
-  Extensions: z
-    .array(z.string())
-    .optional()
-    .describe('Only files with one of these extensions ("ts" or ".ts"; case-insensitive).'),
-  MaxDepth: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe("Deepest level to look at; 1 = only the entries directly inside SearchDirectory."),
-  Offset: offsetArgument("Results to skip, in the sorted order; for the next part of a long result."),
-});
+const FindByNameArgs = z.lazy(() =>
+  z.object({
+    SearchDirectory: z
+      .string()
+      .describe("Folder to search in, relative to the workspace or absolute inside it."),
+    Pattern: z
+      .string()
+      .min(1)
+      .describe(
+        'Glob. Without "/" it matches names anywhere ("*.ts"); with "/" it matches the workspace-relative path ("src/**/*.java", where **/ may also be zero folders).',
+      ),
+    Type: z
+      .enum(["file", "directory", "any"])
+      .optional()
+      .describe("What to list: file, directory or any (default any)."),
+    Excludes: z
+      .array(z.string())
+      .optional()
+      .describe("Globs to leave out (same rules as Pattern); an excluded folder hides everything inside it."),
+    Extensions: z
+      .array(z.string())
+      .optional()
+      .describe('Only files with one of these extensions ("ts" or ".ts"; case-insensitive).'),
+    MaxDepth: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("Deepest level to look at; 1 = only the entries directly inside SearchDirectory."),
+    Offset: offsetArgument("Results to skip, in the sorted order; for the next part of a long result."),
+  }),
+);
 
 type FindArgs = z.infer<typeof FindByNameArgs>;
 

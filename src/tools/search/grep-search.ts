@@ -13,34 +13,36 @@ import { compileMatcher, type LineMatcher } from "./matcher.js";
  */
 const loadSearchModules = () => Promise.all([import("./search-root.js"), import("./ripgrep.js")]);
 
-const GrepSearchArgs = z.object({
-  SearchPath: z
-    .string()
-    .describe("Folder or file to search, relative to the workspace or absolute inside it."),
-  Query: z.string().min(1).describe("Text to find; a literal string unless IsRegex is true."),
-  IsRegex: z
-    .boolean()
-    .optional()
-    .describe(
-      "Treat Query as a regular expression (ripgrep/Rust syntax; one line at a time). Default false.",
+const GrepSearchArgs = z.lazy(() =>
+  z.object({
+    SearchPath: z
+      .string()
+      .describe("Folder or file to search, relative to the workspace or absolute inside it."),
+    Query: z.string().min(1).describe("Text to find; a literal string unless IsRegex is true."),
+    IsRegex: z
+      .boolean()
+      .optional()
+      .describe(
+        "Treat Query as a regular expression (ripgrep/Rust syntax; one line at a time). Default false.",
+      ),
+    CaseInsensitive: z.boolean().optional().describe("Match regardless of case. Default false."),
+    Includes: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'Only search files matching these globs: "*.ts" matches names anywhere, "src/**/*.ts" matches workspace-relative paths.',
+      ),
+    MatchPerLine: z
+      .boolean()
+      .optional()
+      .describe(
+        "true (default): one result per matching line, as path:line: text. false: only the matching file names.",
+      ),
+    Offset: offsetArgument(
+      "Matching lines (or files, when MatchPerLine is false) to pass over, in result order, before the part shown; a cut result names the next Offset. Default 0.",
     ),
-  CaseInsensitive: z.boolean().optional().describe("Match regardless of case. Default false."),
-  Includes: z
-    .array(z.string())
-    .optional()
-    .describe(
-      'Only search files matching these globs: "*.ts" matches names anywhere, "src/**/*.ts" matches workspace-relative paths.',
-    ),
-  MatchPerLine: z
-    .boolean()
-    .optional()
-    .describe(
-      "true (default): one result per matching line, as path:line: text. false: only the matching file names.",
-    ),
-  Offset: offsetArgument(
-    "Matching lines (or files, when MatchPerLine is false) to pass over, in result order, before the part shown; a cut result names the next Offset. Default 0.",
-  ),
-});
+  }),
+);
 
 type GrepSearchArgs = z.infer<typeof GrepSearchArgs>;
 

@@ -7,13 +7,15 @@ import { classifyPage, decodeBody, mediaTypeOf } from "./page-text.js";
 import { type ResolvedWebSettings, resolveWebSettings } from "./settings.js";
 import { htmlToMarkdown, type MarkdownOutcome } from "./to-markdown.js";
 
-const ReadUrlContentParameters = z.object({
-  Url: z
-    .string()
-    .describe(
-      "The page to fetch: a full http:// or https:// URL. Redirects to another host are not followed; the result names the new URL to fetch instead.",
-    ),
-});
+const ReadUrlContentParameters = z.lazy(() =>
+  z.object({
+    Url: z
+      .string()
+      .describe(
+        "The page to fetch: a full http:// or https:// URL. Redirects to another host are not followed; the result names the new URL to fetch instead.",
+      ),
+  }),
+);
 
 /** Characters of a failed page's body shown with its status. */
 const ERROR_EXCERPT_CHARS = 500;

@@ -2,27 +2,29 @@ import { z } from "zod";
 import { WebSearchSettingsSchema } from "./search/settings.js";
 
 /** The `web` section of .agents/settings.json: how read_url_content bounds a fetch, where it may connect; search_web's backend. */
-export const WebSettingsSchema = z.strictObject({
-  timeoutMs: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe("limit of one read_url_content call in ms, redirects and body included (default 30000)"),
-  maxBytes: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe("bytes of a response body read at most (default 5242880); past it the page is cut"),
-  allowPrivateNetwork: z
-    .union([z.boolean(), z.array(z.string())])
-    .optional()
-    .describe(
-      "true, or the hosts (names, addresses, CIDR ranges such as 10.0.0.0/8) read_url_content may reach on loopback, private, link-local or metadata addresses; default: none",
-    ),
-  search: WebSearchSettingsSchema.optional().describe("the backend search_web asks"),
-});
+export const WebSettingsSchema = z.lazy(() =>
+  z.strictObject({
+    timeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("limit of one read_url_content call in ms, redirects and body included (default 30000)"),
+    maxBytes: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("bytes of a response body read at most (default 5242880); past it the page is cut"),
+    allowPrivateNetwork: z
+      .union([z.boolean(), z.array(z.string())])
+      .optional()
+      .describe(
+        "true, or the hosts (names, addresses, CIDR ranges such as 10.0.0.0/8) read_url_content may reach on loopback, private, link-local or metadata addresses; default: none",
+      ),
+    search: WebSearchSettingsSchema.optional().describe("the backend search_web asks"),
+  }),
+);
 export type WebSettings = z.infer<typeof WebSettingsSchema>;
 
 export interface ResolvedWebSettings {

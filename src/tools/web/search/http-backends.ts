@@ -11,14 +11,16 @@ export interface HttpBackendConfig {
   keyEnv?: string;
 }
 
-const text = z.string().nullish();
+const text = z.lazy(() => z.string().nullish());
 
-const SearxngAnswer = z.object({
-  results: z.array(
-    z.object({ url: z.string(), title: text, content: text, publishedDate: text, pubdate: text }),
-  ),
-  answers: z.array(z.unknown()).nullish(),
-});
+const SearxngAnswer = z.lazy(() =>
+  z.object({
+    results: z.array(
+      z.object({ url: z.string(), title: text, content: text, publishedDate: text, pubdate: text }),
+    ),
+    answers: z.array(z.unknown()).nullish(),
+  }),
+);
 
 /**
  * SearXNG's JSON API (`GET /search?q=…&format=json`), on an instance the user runs. The instance must
@@ -52,15 +54,17 @@ export function createSearxngBackend(config: HttpBackendConfig): SearchBackend {
   };
 }
 
-const BraveAnswer = z.object({
-  web: z
-    .object({
-      results: z.array(
-        z.object({ url: z.string(), title: text, description: text, age: text, page_age: text }),
-      ),
-    })
-    .nullish(),
-});
+const BraveAnswer = z.lazy(() =>
+  z.object({
+    web: z
+      .object({
+        results: z.array(
+          z.object({ url: z.string(), title: text, description: text, age: text, page_age: text }),
+        ),
+      })
+      .nullish(),
+  }),
+);
 
 /** Brave Search's web search API (`GET /res/v1/web/search`, key in `X-Subscription-Token`). */
 export function createBraveBackend(config: HttpBackendConfig): SearchBackend {
@@ -91,10 +95,12 @@ export function createBraveBackend(config: HttpBackendConfig): SearchBackend {
   };
 }
 
-const TavilyAnswer = z.object({
-  answer: text,
-  results: z.array(z.object({ url: z.string(), title: text, content: text, published_date: text })),
-});
+const TavilyAnswer = z.lazy(() =>
+  z.object({
+    answer: text,
+    results: z.array(z.object({ url: z.string(), title: text, content: text, published_date: text })),
+  }),
+);
 
 /** Tavily's search API (`POST /search`, key as a bearer token); `domain` becomes `include_domains`. */
 export function createTavilyBackend(config: HttpBackendConfig): SearchBackend {

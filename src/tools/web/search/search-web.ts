@@ -19,13 +19,19 @@ import {
   type WebSearchSettings,
 } from "./settings.js";
 
-const SearchWebParameters = z.object({
-  query: z.string().trim().min(1).describe("What to search for, as you would type it into a search engine."),
-  domain: z
-    .string()
-    .optional()
-    .describe("Only results from this site and its subdomains, e.g. docs.python.org."),
-});
+const SearchWebParameters = z.lazy(() =>
+  z.object({
+    query: z
+      .string()
+      .trim()
+      .min(1)
+      .describe("What to search for, as you would type it into a search engine."),
+    domain: z
+      .string()
+      .optional()
+      .describe("Only results from this site and its subdomains, e.g. docs.python.org."),
+  }),
+);
 
 /** `search_web` (seed 000): results as a Markdown list from the backend chosen in `web.search`. */
 export function createSearchWebTool(env: ToolEnvironment) {

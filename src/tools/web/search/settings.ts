@@ -5,33 +5,37 @@ export const SEARCH_BACKENDS = ["searxng", "brave", "tavily", "model"] as const;
 export type SearchBackendName = (typeof SEARCH_BACKENDS)[number];
 
 /** `web.search` in .agents/settings.json: which backend search_web asks, and where. A loosening section. */
-export const WebSearchSettingsSchema = z.strictObject({
-  backend: z
-    .enum(SEARCH_BACKENDS)
-    .describe("searxng (your instance), brave, tavily, or model (the model provider's own web search)"),
-  baseUrl: z
-    .string()
-    .optional()
-    .describe("overrides the backend's public endpoint (self-hosting, proxies, tests); required for searxng"),
-  apiKeyEnv: z
-    .string()
-    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be the name of an environment variable, e.g. BRAVE_API_KEY")
-    .optional()
-    .describe(
-      "the environment variable holding the key (default BRAVE_API_KEY, TAVILY_API_KEY, or the model provider's); never the key itself",
-    ),
-  model: z
-    .string()
-    .optional()
-    .describe("backend model: the provider:model-id that searches (default: the session's model)"),
-  maxResults: z
-    .number()
-    .int()
-    .min(1)
-    .max(20)
-    .optional()
-    .describe("results one search returns at most (default 8)"),
-});
+export const WebSearchSettingsSchema = z.lazy(() =>
+  z.strictObject({
+    backend: z
+      .enum(SEARCH_BACKENDS)
+      .describe("searxng (your instance), brave, tavily, or model (the model provider's own web search)"),
+    baseUrl: z
+      .string()
+      .optional()
+      .describe(
+        "overrides the backend's public endpoint (self-hosting, proxies, tests); required for searxng",
+      ),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be the name of an environment variable, e.g. BRAVE_API_KEY")
+      .optional()
+      .describe(
+        "the environment variable holding the key (default BRAVE_API_KEY, TAVILY_API_KEY, or the model provider's); never the key itself",
+      ),
+    model: z
+      .string()
+      .optional()
+      .describe("backend model: the provider:model-id that searches (default: the session's model)"),
+    maxResults: z
+      .number()
+      .int()
+      .min(1)
+      .max(20)
+      .optional()
+      .describe("results one search returns at most (default 8)"),
+  }),
+);
 export type WebSearchSettings = z.infer<typeof WebSearchSettingsSchema>;
 
 export const DEFAULT_MAX_RESULTS = 8;
