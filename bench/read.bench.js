@@ -8,13 +8,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const GANTRY = path.resolve(here, "../dist/bundle/main.js");
+const GANTRY = path.resolve(here, "../dist/bundle/gantry.cjs");
 const NODE = process.execPath;
 const FILE_BYTES = 100 * 1024 * 1024;
 
 if (!existsSync(GANTRY)) {
   console.error(
-    "dist/bundle/main.js is missing: run `npx tsc -p tsconfig.build.json` (npm run bench builds it)",
+    "dist/bundle/gantry.cjs is missing: run `npx tsc -p tsconfig.build.json` (npm run bench builds it)",
   );
   process.exit(1);
 }

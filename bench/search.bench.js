@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const TREE = path.join(REPO, ".bench", "search-tree");
 const TREE_VERSION = "search-tree-v2 50000";
-const GANTRY = path.join(REPO, "dist", "bundle", "main.js");
+const GANTRY = path.join(REPO, "dist", "bundle", "gantry.cjs");
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const QUERY = "needleToken";
 
@@ -162,7 +162,7 @@ const COMPARISONS = [
 
 function main() {
   if (!existsSync(GANTRY))
-    throw new Error("dist/bundle/main.js is missing: run `npx tsc -p tsconfig.build.json` first");
+    throw new Error("dist/bundle/gantry.cjs is missing: run `npx tsc -p tsconfig.build.json` first");
   ensureTree();
   const samples = Object.fromEntries(
     Object.keys(COMMANDS).map((name) => [name, { seconds: [], peakMb: [] }]),

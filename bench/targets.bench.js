@@ -16,7 +16,7 @@ import { CORPUS, ensureCorpus } from "./corpus.js";
 import { runLoopPair } from "./targets-loop.js";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const GANTRY = path.join(REPO, "dist", "bundle", "main.js");
+const GANTRY = path.join(REPO, "dist", "bundle", "gantry.cjs");
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const LITERAL = "createServer";
 const REGEX = "function\\s+\\w+Error\\(";
@@ -198,7 +198,7 @@ async function inSession() {
 }
 
 async function main() {
-  if (!existsSync(GANTRY)) throw new Error("dist/bundle/main.js is missing: run `npm run build` first");
+  if (!existsSync(GANTRY)) throw new Error("dist/bundle/gantry.cjs is missing: run `npm run build` first");
   const corpus = ensureCorpus();
   const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
   console.log(

@@ -57,16 +57,16 @@ it("packs only what runs, keeps the bin executable through rebuilds, and install
   if (!info) throw new Error(`npm pack printed no package: ${packed.stdout}`);
   const files = info.files.map((file) => file.path);
   expect(files).toContain("LICENSE");
-  expect(files).toContain("dist/bundle/main.js");
+  expect(files).toContain("dist/bundle/gantry.cjs");
   expect(files).toContain("dist/index.js");
   expect(files.filter((file) => file.endsWith(".map"))).toEqual([]);
   expect(files.filter((file) => /^(src|test|bench)\//.test(file))).toEqual([]);
-  const bin = info.files.find((file) => file.path === "dist/bundle/main.js");
+  const bin = info.files.find((file) => file.path === "dist/bundle/gantry.cjs");
   expect((bin?.mode ?? 0) & 0o111).toBe(0o111);
 
   // a second build in place (what `npm test` and `npm run build` do) keeps the executable bit
   await npm(["run", "build"], project);
-  expect(isExecutable(path.join(project, "dist", "bundle", "main.js"))).toBe(true);
+  expect(isExecutable(path.join(project, "dist", "bundle", "gantry.cjs"))).toBe(true);
   const inProject = await run("npx", ["--no-install", "gantry", "--version"], { cwd: project, env });
   expect(inProject.stdout.trim()).toBe("0.1.0");
 

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 /** The built command; `npm test` builds it first. */
-export const GANTRY_BIN = path.join(REPO_ROOT, "dist/bundle/main.js");
+export const GANTRY_BIN = path.join(REPO_ROOT, "dist/bundle/gantry.cjs");
 
 export interface CliRun {
   code: number | null;
