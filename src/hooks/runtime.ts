@@ -79,15 +79,7 @@ export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
     transcriptPath: identity.transcriptPath,
     approvalMode: options.approvalMode?.() ?? "default",
   });
-  const hookEnvFor = (facts: HookSessionFacts): NodeJS.ProcessEnv => ({
-    ...baseEnv,
-    GANTRY_PROJECT_DIR: facts.workspaceRoot,
-    CLAUDE_PROJECT_DIR: facts.workspaceRoot,
-    GEMINI_PROJECT_DIR: facts.workspaceRoot,
-    QWEN_PROJECT_DIR: facts.workspaceRoot,
-    GEMINI_CWD: facts.workspaceRoot,
-    GEMINI_SESSION_ID: facts.sessionId,
-  });
+  const hookEnvFor = sessionEnvironment(baseEnv);
 
   async function runHandler(planned: PlannedHandler, event: HookEvent, signal: AbortSignal) {
     const facts = session();
@@ -169,6 +161,31 @@ export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
     takeContext: background.take,
     hasBackground: () => config.groups.some((g) => g.rules.some((r) => r.handlers.some(isBackground))),
     endBackground: background.end,
+  };
+}
+
+/**
+ * The environment command hooks run with, built at the first hook and again only when the session's id
+ * changes (resume, new): copying process.env reads every variable through a lookup of its own, which cost
+ * more than the rest of a hook's own work together. Like run_command's, it is the environment as it was
+ * then; later changes to process.env do not reach hooks.
+ */
+function sessionEnvironment(baseEnv: NodeJS.ProcessEnv): (facts: HookSessionFacts) => NodeJS.ProcessEnv {
+  let built: { sessionId: string; workspaceRoot: string; env: NodeJS.ProcessEnv } | undefined;
+  return (facts) => {
+    if (built?.sessionId !== facts.sessionId || built.workspaceRoot !== facts.workspaceRoot) {
+      const env = Object.freeze({
+        ...baseEnv,
+        GANTRY_PROJECT_DIR: facts.workspaceRoot,
+        CLAUDE_PROJECT_DIR: facts.workspaceRoot,
+        GEMINI_PROJECT_DIR: facts.workspaceRoot,
+        QWEN_PROJECT_DIR: facts.workspaceRoot,
+        GEMINI_CWD: facts.workspaceRoot,
+        GEMINI_SESSION_ID: facts.sessionId,
+      });
+      built = { sessionId: facts.sessionId, workspaceRoot: facts.workspaceRoot, env };
+    }
+    return built.env;
   };
 }
 

@@ -1,8 +1,12 @@
 import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { loadHookConfig } from "../../src/hooks/config.js";
+import { createHookStep } from "../../src/hooks/step.js";
+import { createToolPipeline } from "../../src/tools/pipeline.js";
+import { createToolRegistry } from "../../src/tools/registry.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
 import { pidsWith, uniqueMarker, waitFor } from "../tools/exec/helpers.js";
-import { hookHarness, hooksJson } from "./support.js";
+import { hookHarness, hooksJson, probeTools } from "./support.js";
 
 let ws: TempWorkspace;
 afterEach(async () => ws?.cleanup());
@@ -273,5 +277,29 @@ describe("command hooks: failures are fail-open and logged with the hook's name"
     const { pipeline } = hookHarness(ws);
     const result = await pipeline.run(call);
     expect(result.text).toBe(`Denied by hook gate: ${[ws.root, ws.root, ws.root, ws.root].join("|")}`);
+  });
+
+  it("gives hooks the session's id in GEMINI_SESSION_ID, the new one after the session changes (resume, new)", async () => {
+    ws = await createTempWorkspace({
+      ".agents/hooks.json": preHook(
+        `echo "{\\"decision\\":\\"deny\\",\\"reason\\":\\"$GEMINI_SESSION_ID\\"}"`,
+      ),
+    });
+    const identity = { sessionId: "first-session", transcriptPath: "" };
+    const hooks = createHookStep({
+      config: loadHookConfig(ws.root, ws.home),
+      workspaceRoot: ws.root,
+      identity,
+      log: () => undefined,
+    });
+    const { tools } = probeTools(ws.root);
+    const pipeline = createToolPipeline({
+      registry: createToolRegistry(tools),
+      maxOutputChars: 20_000,
+      hooks,
+    });
+    expect((await pipeline.run(call)).text).toBe("Denied by hook gate: first-session");
+    identity.sessionId = "second-session";
+    expect((await pipeline.run(call)).text).toBe("Denied by hook gate: second-session");
   });
 });
