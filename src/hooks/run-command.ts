@@ -79,7 +79,9 @@ export function runCommandHook(request: CommandHookRequest): Promise<CommandHook
 
     child.on("error", (cause) => finish({ ok: false, failure: `could not start: ${cause.message}` }));
     child.on("exit", (exitCode, exitSignal) => {
-      void Promise.race([Promise.all([stdout.ended, stderr.ended]), delay(DRAIN_AFTER_EXIT_MS)]).then(() =>
+      const drain = delay(DRAIN_AFTER_EXIT_MS);
+      void Promise.race([Promise.all([stdout.ended, stderr.ended]), drain.elapsed]).then(() => {
+        drain.cancel();
         finish({
           ok: true,
           exit: {
@@ -89,8 +91,8 @@ export function runCommandHook(request: CommandHookRequest): Promise<CommandHook
             stderr: stderr.text(),
             stdoutOverflow: stdout.overflow(),
           },
-        }),
-      );
+        });
+      });
     });
     // A hook that never reads stdin closes the pipe early: EPIPE is expected, not a crash.
     child.stdin?.on("error", () => {});
@@ -148,8 +150,13 @@ function collectBounded(stream: Readable, maxBytes: number): BoundedCollector {
   };
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** A wait that can be called off: a drain that ended early leaves no timer holding the process open. */
+function delay(ms: number): { elapsed: Promise<void>; cancel(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const elapsed = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return { elapsed, cancel: () => clearTimeout(timer) };
 }
 
 export function formatSeconds(ms: number): string {

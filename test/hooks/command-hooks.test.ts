@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadHookConfig } from "../../src/hooks/config.js";
+import { runCommandHook } from "../../src/hooks/run-command.js";
 import { createHookStep } from "../../src/hooks/step.js";
 import { createToolPipeline } from "../../src/tools/pipeline.js";
 import { createToolRegistry } from "../../src/tools/registry.js";
@@ -301,5 +302,23 @@ describe("command hooks: failures are fail-open and logged with the hook's name"
     expect((await pipeline.run(call)).text).toBe("Denied by hook gate: first-session");
     identity.sessionId = "second-session";
     expect((await pipeline.run(call)).text).toBe("Denied by hook gate: second-session");
+  });
+});
+
+describe("command hooks: a finished hook leaves nothing behind", () => {
+  const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length;
+
+  it("leaves no timer running once it has answered (a CLI run exits as soon as its work is done)", async () => {
+    const before = timers();
+    const outcome = await runCommandHook({
+      command: `echo '{"decision":"allow"}'`,
+      input: "{}",
+      cwd: process.cwd(),
+      env: process.env,
+      timeoutMs: 5_000,
+      maxOutputBytes: 1024,
+    });
+    expect(outcome).toMatchObject({ ok: true, exit: { exitCode: 0, stdout: '{"decision":"allow"}\n' } });
+    expect(timers()).toBe(before);
   });
 });
