@@ -100,9 +100,9 @@ async function runSession(turns, withHook) {
   // the hook's floor: the same command spawned bare from this process as it is now (a fork's cost grows
   // with the process's memory, so it is measured with the session's conversation still held)
   const requestBuilding = withHook ? undefined : conversionTimes(agent.conversation.messages, turns);
-  const bareSpawnMs = withHook ? await bareSpawn(100) : undefined;
-  // and in the PID namespace every hook runs in (the guarantee that no process of a hook outlives it)
-  const namespacedSpawnMs = withHook ? await bareSpawn(100, pidNamespacePrefix()) : undefined;
+  // and in the PID namespace every hook runs in (the guarantee that no process of a hook outlives it),
+  // the two alternating so that both meet the same load on the shared cores
+  const { bareSpawnMs, namespacedSpawnMs } = withHook ? await spawnFloors(100) : {};
   const { failures } = await server.ask({ type: "stats" }, "stats");
   server.child.send({ type: "stop" });
   await agent.close();
@@ -136,22 +136,33 @@ function conversionTimes(messages, turns) {
   return { earlyMs: at(window), lateMs: at(turns) };
 }
 
-/** The hook's command (`true` through the shell, with pipes) spawned bare and awaited to its end. */
-async function bareSpawn(count, prefix = []) {
+/** The hook's command (`true` through the shell, with pipes) spawned and awaited to its end. */
+function spawnOnce(prefix) {
   const [program, ...args] = [...prefix, "/bin/bash", "-c", "true"];
-  const once = () =>
-    new Promise((resolve, reject) => {
-      const started = performance.now();
-      const child = spawn(program, args, { stdio: ["pipe", "pipe", "pipe"], detached: true });
-      child.on("error", reject);
-      child.on("close", () => resolve(performance.now() - started));
-      child.stdin.on("error", () => {});
-      child.stdin.end("{}");
-    });
-  for (let i = 0; i < 10; i++) await once();
-  const samples = [];
-  for (let i = 0; i < count; i++) samples.push(await once());
-  return median(samples);
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(program, args, { stdio: ["pipe", "pipe", "pipe"], detached: true });
+    child.on("error", reject);
+    child.on("close", () => resolve(performance.now() - started));
+    child.stdin.on("error", () => {});
+    child.stdin.end("{}");
+  });
+}
+
+/** The bare spawn and the one in the hooks' PID namespace, measured in alternation: medians of each. */
+async function spawnFloors(count) {
+  const namespace = pidNamespacePrefix();
+  for (let i = 0; i < 10; i++) {
+    await spawnOnce([]);
+    await spawnOnce(namespace);
+  }
+  const bare = [];
+  const namespaced = [];
+  for (let i = 0; i < count; i++) {
+    bare.push(await spawnOnce([]));
+    namespaced.push(await spawnOnce(namespace));
+  }
+  return { bareSpawnMs: median(bare), namespacedSpawnMs: median(namespaced) };
 }
 
 export async function runLoopPair(turns) {
