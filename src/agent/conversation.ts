@@ -20,6 +20,10 @@ export interface ToolResultRecord {
   images?: ImagePart[];
 }
 
+/**
+ * A message is a value: once in a conversation it is not changed in place. Code that changes one puts a
+ * changed copy in its place (the conversion for the model reuses its work by message identity).
+ */
 export type ConversationMessage =
   /** `source` names who wrote it when not the user: `schedule 3`, `agent a1`, ... */
   | { role: "user"; text: string; source?: string }
@@ -66,8 +70,10 @@ export function answerUnansweredCalls(conversation: Conversation): ConversationM
     if (missing.length === 0) continue;
     const results = missing.map((call) => abortedRecord(call, "the session ended before it finished"));
     if (next?.role === "tool") {
-      next.results.push(...results);
-      added.push(next);
+      // a changed copy in its place: a message is never changed in place (ConversationMessage)
+      const completed: ConversationMessage = { role: "tool", results: [...next.results, ...results] };
+      messages[i + 1] = completed;
+      added.push(completed);
     } else {
       const toolMessage: ConversationMessage = { role: "tool", results };
       messages.splice(i + 1, 0, toolMessage);

@@ -12,31 +12,79 @@ export interface ModelMessageOptions {
   imagesInToolResults?: boolean;
 }
 
-/** Gantry's conversation → AI SDK messages (the provider packages take it from there). */
+/**
+ * Gantry's conversation → AI SDK messages (the provider packages take it from there). Every turn sends
+ * the whole conversation, so the work is kept per message list: a call converts only the messages added
+ * (or put in another's place) since the last call on the same list, and hands back a fresh array.
+ */
 export function toModelMessages(
   messages: readonly ConversationMessage[],
   options: ModelMessageOptions = { toolsDeclared: true },
 ): ModelMessage[] {
-  const imagesInToolResults = options.imagesInToolResults ?? true;
-  const out: ModelMessage[] = [];
-  for (const message of messages) {
-    for (const part of convertedOnce(message, options.toolsDeclared, imagesInToolResults)) out.push(part);
+  const list = convertedListFor(messages, options.toolsDeclared, options.imagesInToolResults ?? true);
+  const kept = unchangedPrefix(messages, list.sources);
+  list.sources.length = kept;
+  list.ends.length = kept;
+  list.out.length = kept === 0 ? 0 : (list.ends[kept - 1] as number);
+  for (let i = kept; i < messages.length; i++) {
+    const message = messages[i] as ConversationMessage;
+    for (const part of convertedOnce(message, list.toolsDeclared, list.imagesInToolResults))
+      list.out.push(part);
+    list.sources.push(message);
+    list.ends.push(list.out.length);
   }
-  return out;
+  return list.out.slice();
+}
+
+/** One message list as the last call converted it, with one set of options. */
+interface ConvertedList {
+  toolsDeclared: boolean;
+  imagesInToolResults: boolean;
+  /** The messages converted, in order: compared by identity with the list's messages at the next call. */
+  sources: ConversationMessage[];
+  /** Where each source's parts end in `out`. */
+  ends: number[];
+  out: ModelMessage[];
+}
+
+/** By list (a conversation's messages array), one entry per set of options it was converted with. */
+const convertedLists = new WeakMap<readonly ConversationMessage[], ConvertedList[]>();
+
+function convertedListFor(
+  messages: readonly ConversationMessage[],
+  toolsDeclared: boolean,
+  imagesInToolResults: boolean,
+): ConvertedList {
+  let variants = convertedLists.get(messages);
+  if (!variants) {
+    variants = [];
+    convertedLists.set(messages, variants);
+  }
+  const found = variants.find(
+    (list) => list.toolsDeclared === toolsDeclared && list.imagesInToolResults === imagesInToolResults,
+  );
+  if (found) return found;
+  const list: ConvertedList = { toolsDeclared, imagesInToolResults, sources: [], ends: [], out: [] };
+  variants.push(list);
+  return list;
+}
+
+/** How many leading messages are the very objects converted last time (a pointer comparison each). */
+function unchangedPrefix(messages: readonly ConversationMessage[], sources: readonly ConversationMessage[]) {
+  const length = Math.min(messages.length, sources.length);
+  for (let i = 0; i < length; i++) if (messages[i] !== sources[i]) return i;
+  return length;
 }
 
 interface Converted {
   toolsDeclared: boolean;
   imagesInToolResults: boolean;
-  /** What the conversion read from the message, compared by identity: a changed message is converted again. */
-  read: unknown[];
   out: ModelMessage[];
 }
 
 /**
- * Every turn sends the whole conversation, so each message is converted once and its result reused while
- * the message holds the same values (messages are plain data, and one is changed in place now and then:
- * an unanswered call's result is appended to its tool message).
+ * Each message converted once, whichever list holds it (a subagent's fork, a hook's edited request): a
+ * message is a value that is never changed in place (ConversationMessage), so its object is its key.
  */
 const converted = new WeakMap<ConversationMessage, Converted>();
 
@@ -46,58 +94,11 @@ function convertedOnce(
   imagesInToolResults: boolean,
 ): ModelMessage[] {
   const cached = converted.get(message);
-  if (
-    cached &&
-    cached.toolsDeclared === toolsDeclared &&
-    cached.imagesInToolResults === imagesInToolResults &&
-    holdsValues(message, cached.read)
-  )
+  if (cached && cached.toolsDeclared === toolsDeclared && cached.imagesInToolResults === imagesInToolResults)
     return cached.out;
   const out = convert(message, toolsDeclared, imagesInToolResults);
-  converted.set(message, { toolsDeclared, imagesInToolResults, read: valuesRead(message), out });
+  converted.set(message, { toolsDeclared, imagesInToolResults, out });
   return out;
-}
-
-/** Every value of a message the conversion reads, in a fixed order (a result's or call's own fields too). */
-function valuesRead(message: ConversationMessage): unknown[] {
-  switch (message.role) {
-    case "user":
-      return [message.text, message.source];
-    case "summary":
-      return [message.text];
-    case "assistant":
-      return [message.text, ...message.toolCalls.flatMap((c) => [c.callId, c.name, c.args])];
-    case "tool":
-      return message.results.flatMap((r) => [r.callId, r.name, r.text, r.error, r.images, r.images?.length]);
-  }
-}
-
-/** Whether the message still holds `read` (valuesRead's order), without building a new list each turn. */
-function holdsValues(message: ConversationMessage, read: readonly unknown[]): boolean {
-  switch (message.role) {
-    case "user":
-      return read[0] === message.text && read[1] === message.source;
-    case "summary":
-      return read[0] === message.text;
-    case "assistant": {
-      if (read.length !== 1 + 3 * message.toolCalls.length || read[0] !== message.text) return false;
-      let at = 1;
-      for (const call of message.toolCalls) {
-        if (read[at++] !== call.callId || read[at++] !== call.name || read[at++] !== call.args) return false;
-      }
-      return true;
-    }
-    case "tool": {
-      if (read.length !== 6 * message.results.length) return false;
-      let at = 0;
-      for (const r of message.results) {
-        if (read[at++] !== r.callId || read[at++] !== r.name || read[at++] !== r.text) return false;
-        if (read[at++] !== r.error || read[at++] !== r.images || read[at++] !== r.images?.length)
-          return false;
-      }
-      return true;
-    }
-  }
 }
 
 function convert(
