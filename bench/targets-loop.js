@@ -16,12 +16,23 @@ import { startServerChild } from "./model-server-child.js";
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-/** The model client, with the time spent waiting on its stream added up (that is the model's request). */
+/**
+ * The model client, with the time spent waiting on its stream added up (that is the model's request).
+ * Gantry's conversion of the conversation into the AI SDK's messages (src/models/messages.ts) runs inside
+ * the client's stream, so it is done here first, on the session's own message list and out of the model's
+ * clock: Gantry's work, as the session does it (the client's own call then finds nothing new to convert).
+ */
 function timedModel(model, clock) {
   return {
     id: model.id,
     contextWindow: model.contextWindow,
     streamTurn(request) {
+      const converting = performance.now();
+      toModelMessages(request.messages, {
+        toolsDeclared: request.tools.length > 0,
+        imagesInToolResults: false,
+      });
+      clock.conversionMs.push(performance.now() - converting);
       const started = performance.now();
       const iterator = model.streamTurn(request)[Symbol.asyncIterator]();
       clock.modelMs += performance.now() - started;
@@ -67,7 +78,7 @@ async function runSession(turns, withHook) {
   const { baseUrl } = await server.ask({ type: "start", turns: script, protocol: "openai" }, "started");
   const made = createLanguageModel({ model: "openai:bench-model", baseUrl, env: { OPENAI_API_KEY: "k" } });
   if (!made.ok) throw new Error(made.message);
-  const clock = { modelMs: 0, toolMs: 0 };
+  const clock = { modelMs: 0, toolMs: 0, conversionMs: [] };
   const model = timedModel(createModelClient(made.value.spec, made.value.model, 100_000_000), clock);
   const agent = await createAgent({ model, workspace: root, home, trust: true, maxTurns: turns + 1 });
   const pipeline = agent.session.pipeline;
@@ -99,7 +110,6 @@ async function runSession(turns, withHook) {
   });
   // the hook's floor: the same command spawned bare from this process as it is now (a fork's cost grows
   // with the process's memory, so it is measured with the session's conversation still held)
-  const requestBuilding = withHook ? undefined : conversionTimes(agent.conversation.messages, turns);
   // and in the PID namespace every hook runs in (the guarantee that no process of a hook outlives it),
   // the two alternating so that both meet the same load on the shared cores
   const { bareSpawnMs, namespacedSpawnMs } = withHook ? await spawnFloors(100) : {};
@@ -113,27 +123,12 @@ async function runSession(turns, withHook) {
   const measured = perTurn
     .slice(0, turns)
     .map((turn) => ({ ...turn, ownMs: turn.ms - turn.modelMs - turn.toolMs }));
-  return { turns: measured, bareSpawnMs, namespacedSpawnMs, requestBuilding };
-}
-
-/**
- * Gantry's part of building each model request (src/models/messages.ts turns the conversation into the
- * AI SDK's messages; it runs inside the model call, so the clock above counts it as the model's): timed
- * here on the conversation as it stood at turn `window` and at the last turn.
- */
-function conversionTimes(messages, turns) {
-  const window = Math.min(100, Math.floor(turns / 2));
-  const at = (count) => {
-    const prefix = messages.slice(0, 1 + 2 * count);
-    const samples = [];
-    for (let i = 0; i < 30; i++) {
-      const started = performance.now();
-      toModelMessages(prefix, { toolsDeclared: true, imagesInToolResults: false });
-      samples.push(performance.now() - started);
-    }
-    return median(samples.slice(10));
+  return {
+    turns: measured,
+    bareSpawnMs,
+    namespacedSpawnMs,
+    conversionMs: clock.conversionMs.slice(0, turns),
   };
-  return { earlyMs: at(window), lateMs: at(turns) };
 }
 
 /** The hook's command (`true` through the shell, with pipes) spawned and awaited to its end. */
@@ -166,15 +161,19 @@ async function spawnFloors(count) {
 }
 
 export async function runLoopPair(turns) {
-  const { turns: plain, requestBuilding } = await runSession(turns, false);
+  const { turns: plain, conversionMs } = await runSession(turns, false);
   const { turns: hooked, bareSpawnMs, namespacedSpawnMs } = await runSession(turns, true);
+  // the conversion is part of each turn's own work; also given alone
   const own = plain.map((turn) => turn.ownMs);
   const window = Math.min(100, Math.floor(turns / 2));
   return {
-    overheadMs: median(own) + (requestBuilding.earlyMs + requestBuilding.lateMs) / 2,
-    earlyMs: median(own.slice(0, window)) + requestBuilding.earlyMs,
-    lateMs: median(own.slice(-window)) + requestBuilding.lateMs,
-    requestBuilding,
+    overheadMs: median(own),
+    earlyMs: median(own.slice(0, window)),
+    lateMs: median(own.slice(-window)),
+    requestBuilding: {
+      earlyMs: median(conversionMs.slice(0, window)),
+      lateMs: median(conversionMs.slice(-window)),
+    },
     modelMs: median(plain.map((turn) => turn.modelMs)),
     toolMs: median(plain.map((turn) => turn.toolMs)),
     bareSpawnMs,
