@@ -7,7 +7,7 @@ import type { Skill } from "../skills/catalog.js";
 import { skillsPromptSection } from "../skills/prompt.js";
 import { firstSentence } from "../tools/compact.js";
 import type { ToolDeclaration } from "../tools/registry.js";
-import type { Conversation, ConversationMessage } from "./conversation.js";
+import { type Conversation, type ConversationMessage, type ListMemo, memoFor } from "./conversation.js";
 import type { ModelErrorInfo } from "./events.js";
 
 /** Project instruction files read into the system prompt, in this order (SPEC §7). */
@@ -88,11 +88,23 @@ export interface CompactionOptions {
   keepRecentTurns?: number;
 }
 
-/** A rough count when the provider has not told us yet: about four characters a token. */
+/** By message list: the characters of its messages up to and with each (see memoFor). */
+const countedLists = new WeakMap<readonly ConversationMessage[], ListMemo<number>>();
+
+/**
+ * A rough count when the provider has not told us yet: about four characters a token. The loop asks at
+ * every turn; the messages counted on an earlier call on the same list are not serialised again.
+ */
 export function estimateTokens(messages: readonly ConversationMessage[], system = ""): number {
-  let chars = system.length;
-  for (const message of messages) chars += JSON.stringify(message).length;
-  return Math.ceil(chars / 4);
+  const { memo, kept } = memoFor(countedLists, messages, () => ({ sources: [], values: [] }));
+  let chars = kept === 0 ? 0 : (memo.values[kept - 1] as number);
+  for (let i = kept; i < messages.length; i++) {
+    const message = messages[i] as ConversationMessage;
+    chars += JSON.stringify(message).length;
+    memo.sources.push(message);
+    memo.values.push(chars);
+  }
+  return Math.ceil((system.length + chars) / 4);
 }
 
 /** Whether compacting before `split` gains anything: not when the older part is empty or only an earlier summary. */

@@ -42,6 +42,38 @@ export function createConversation(messages: ConversationMessage[] = []): Conver
   return { messages: [...messages] };
 }
 
+/**
+ * Work done over a message list, kept for the next call on the same list: `values[i]` is what the work
+ * had reached after `sources[i]`, the message at index i then.
+ */
+export interface ListMemo<V> {
+  sources: ConversationMessage[];
+  values: V[];
+}
+
+/**
+ * Per-turn work over the whole conversation, made incremental: the memo of `messages` (`create`d for a
+ * list not seen before), cut to the leading messages that are still the very objects it saw (messages
+ * are values, so an unchanged object is an unchanged message). The caller goes on from `kept`.
+ */
+export function memoFor<M extends ListMemo<unknown>>(
+  memos: WeakMap<readonly ConversationMessage[], M>,
+  messages: readonly ConversationMessage[],
+  create: () => M,
+): { memo: M; kept: number } {
+  let memo = memos.get(messages);
+  if (!memo) {
+    memo = create();
+    memos.set(messages, memo);
+  }
+  const length = Math.min(messages.length, memo.sources.length);
+  let kept = 0;
+  while (kept < length && messages[kept] === memo.sources[kept]) kept++;
+  memo.sources.length = kept;
+  memo.values.length = kept;
+  return { memo, kept };
+}
+
 export function toResultRecord(call: ToolCallRecord, result: ToolResult): ToolResultRecord {
   const record: ToolResultRecord = {
     callId: call.callId,

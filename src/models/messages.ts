@@ -1,5 +1,10 @@
 import type { ModelMessage, ToolResultPart } from "ai";
-import type { ConversationMessage, ToolResultRecord } from "../agent/conversation.js";
+import {
+  type ConversationMessage,
+  type ListMemo,
+  memoFor,
+  type ToolResultRecord,
+} from "../agent/conversation.js";
 
 export interface ModelMessageOptions {
   /** false: earlier tool calls travel as text (some providers refuse tool blocks in a request without tools). */
@@ -21,60 +26,29 @@ export function toModelMessages(
   messages: readonly ConversationMessage[],
   options: ModelMessageOptions = { toolsDeclared: true },
 ): ModelMessage[] {
-  const list = convertedListFor(messages, options.toolsDeclared, options.imagesInToolResults ?? true);
-  const kept = unchangedPrefix(messages, list.sources);
-  list.sources.length = kept;
-  list.ends.length = kept;
-  list.out.length = kept === 0 ? 0 : (list.ends[kept - 1] as number);
+  const toolsDeclared = options.toolsDeclared;
+  const imagesInToolResults = options.imagesInToolResults ?? true;
+  const lists = convertedLists[Number(toolsDeclared) * 2 + Number(imagesInToolResults)] as ConvertedLists;
+  const { memo: list, kept } = memoFor(lists, messages, () => ({ sources: [], values: [], out: [] }));
+  list.out.length = kept === 0 ? 0 : (list.values[kept - 1] as number);
   for (let i = kept; i < messages.length; i++) {
     const message = messages[i] as ConversationMessage;
-    for (const part of convertedOnce(message, list.toolsDeclared, list.imagesInToolResults))
-      list.out.push(part);
+    for (const part of convertedOnce(message, toolsDeclared, imagesInToolResults)) list.out.push(part);
     list.sources.push(message);
-    list.ends.push(list.out.length);
+    list.values.push(list.out.length);
   }
   return list.out.slice();
 }
 
-/** One message list as the last call converted it, with one set of options. */
-interface ConvertedList {
-  toolsDeclared: boolean;
-  imagesInToolResults: boolean;
-  /** The messages converted, in order: compared by identity with the list's messages at the next call. */
-  sources: ConversationMessage[];
-  /** Where each source's parts end in `out`. */
-  ends: number[];
+/** A message list as the last call converted it: `values[i]` is where the parts of message i end in `out`. */
+interface ConvertedList extends ListMemo<number> {
   out: ModelMessage[];
 }
 
-/** By list (a conversation's messages array), one entry per set of options it was converted with. */
-const convertedLists = new WeakMap<readonly ConversationMessage[], ConvertedList[]>();
+type ConvertedLists = WeakMap<readonly ConversationMessage[], ConvertedList>;
 
-function convertedListFor(
-  messages: readonly ConversationMessage[],
-  toolsDeclared: boolean,
-  imagesInToolResults: boolean,
-): ConvertedList {
-  let variants = convertedLists.get(messages);
-  if (!variants) {
-    variants = [];
-    convertedLists.set(messages, variants);
-  }
-  const found = variants.find(
-    (list) => list.toolsDeclared === toolsDeclared && list.imagesInToolResults === imagesInToolResults,
-  );
-  if (found) return found;
-  const list: ConvertedList = { toolsDeclared, imagesInToolResults, sources: [], ends: [], out: [] };
-  variants.push(list);
-  return list;
-}
-
-/** How many leading messages are the very objects converted last time (a pointer comparison each). */
-function unchangedPrefix(messages: readonly ConversationMessage[], sources: readonly ConversationMessage[]) {
-  const length = Math.min(messages.length, sources.length);
-  for (let i = 0; i < length; i++) if (messages[i] !== sources[i]) return i;
-  return length;
-}
+/** By list (a conversation's messages array), one map for each set of options. */
+const convertedLists: ConvertedLists[] = [new WeakMap(), new WeakMap(), new WeakMap(), new WeakMap()];
 
 interface Converted {
   toolsDeclared: boolean;
