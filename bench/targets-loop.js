@@ -1,13 +1,11 @@
-// The in-session half of bench/targets.bench.js: one createAgent session (saved to its session file,
-// hooks and permissions on) runs N view_file turns against the scripted model server, once without hooks
-// and once with a user-level command hook `true` before every call. Per turn it separates the model's
-// request (time inside the model stream), the tool call (the pipeline's run) and the rest: Gantry's own
-// work in the loop (turn start to next turn start, minus the other two).
-import { spawn } from "node:child_process";
+// The loop half of bench/targets.bench.js (the hook target is bench/targets-hook.js): one createAgent
+// session (saved to its session file, hooks and permissions on) runs N view_file turns against the
+// scripted model server. Per turn it separates the model's request (time inside the model stream), the
+// tool call (the pipeline's run) and the rest: Gantry's own work in the loop (turn start to next turn
+// start, minus the other two).
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { pidNamespacePrefix } from "../dist/hooks/pid-namespace.js";
 import { createModelClient } from "../dist/models/client.js";
 import { toModelMessages } from "../dist/models/messages.js";
 import { createLanguageModel } from "../dist/models/provider.js";
@@ -51,7 +49,7 @@ function timedModel(model, clock) {
   };
 }
 
-async function runSession(turns, withHook) {
+async function runSession(turns) {
   const parent = realpathSync(mkdtempSync(path.join(tmpdir(), "gantry-targets-loop-")));
   const root = path.join(parent, "ws");
   const home = path.join(parent, "home");
@@ -59,14 +57,6 @@ async function runSession(turns, withHook) {
   mkdirSync(root);
   mkdirSync(path.join(home, ".agents"), { recursive: true });
   writeFileSync(file, "line one\nline two\nline three\n");
-  if (withHook) {
-    const hook = {
-      pre_tool_execution: [
-        { matcher: "*", hooks: [{ type: "command", command: process.env.BENCH_HOOK_COMMAND ?? "true" }] },
-      ],
-    };
-    writeFileSync(path.join(home, ".agents", "hooks.json"), JSON.stringify({ bench: hook }));
-  }
   const script = [];
   for (let i = 0; i < turns; i++)
     script.push({
@@ -108,11 +98,6 @@ async function runSession(turns, withHook) {
       if (event.type === "turn_start") mark();
     },
   });
-  // the hook's floor: the same command spawned bare from this process as it is now (a fork's cost grows
-  // with the process's memory, so it is measured with the session's conversation still held)
-  // and in the PID namespace every hook runs in (the guarantee that no process of a hook outlives it),
-  // the two alternating so that both meet the same load on the shared cores
-  const { bareSpawnMs, namespacedSpawnMs } = withHook ? await spawnFloors(100) : {};
   const { failures } = await server.ask({ type: "stats" }, "stats");
   server.child.send({ type: "stop" });
   await agent.close();
@@ -125,44 +110,12 @@ async function runSession(turns, withHook) {
     .map((turn) => ({ ...turn, ownMs: turn.ms - turn.modelMs - turn.toolMs }));
   return {
     turns: measured,
-    bareSpawnMs,
-    namespacedSpawnMs,
     conversionMs: clock.conversionMs.slice(0, turns),
   };
 }
 
-/** The hook's command (`true` through the shell, with pipes) spawned and awaited to its end. */
-function spawnOnce(prefix) {
-  const [program, ...args] = [...prefix, "/bin/bash", "-c", "true"];
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(program, args, { stdio: ["pipe", "pipe", "pipe"], detached: true });
-    child.on("error", reject);
-    child.on("close", () => resolve(performance.now() - started));
-    child.stdin.on("error", () => {});
-    child.stdin.end("{}");
-  });
-}
-
-/** The bare spawn and the one in the hooks' PID namespace, measured in alternation: medians of each. */
-async function spawnFloors(count) {
-  const namespace = pidNamespacePrefix();
-  for (let i = 0; i < 10; i++) {
-    await spawnOnce([]);
-    await spawnOnce(namespace);
-  }
-  const bare = [];
-  const namespaced = [];
-  for (let i = 0; i < count; i++) {
-    bare.push(await spawnOnce([]));
-    namespaced.push(await spawnOnce(namespace));
-  }
-  return { bareSpawnMs: median(bare), namespacedSpawnMs: median(namespaced) };
-}
-
-export async function runLoopPair(turns) {
-  const { turns: plain, conversionMs } = await runSession(turns, false);
-  const { turns: hooked, bareSpawnMs, namespacedSpawnMs } = await runSession(turns, true);
+export async function runLoop(turns) {
+  const { turns: plain, conversionMs } = await runSession(turns);
   // the conversion is part of each turn's own work; also given alone
   const own = plain.map((turn) => turn.ownMs);
   const window = Math.min(100, Math.floor(turns / 2));
@@ -176,8 +129,5 @@ export async function runLoopPair(turns) {
     },
     modelMs: median(plain.map((turn) => turn.modelMs)),
     toolMs: median(plain.map((turn) => turn.toolMs)),
-    bareSpawnMs,
-    namespacedSpawnMs,
-    hookMs: median(hooked.map((turn) => turn.toolMs)) - median(plain.map((turn) => turn.toolMs)),
   };
 }

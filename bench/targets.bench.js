@@ -14,7 +14,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CORPUS, ensureCorpus } from "./corpus.js";
 import { runHookRounds } from "./targets-hook.js";
-import { runLoopPair } from "./targets-loop.js";
+import { runLoop } from "./targets-loop.js";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const GANTRY = path.join(REPO, "dist", "bundle", "gantry.cjs");
@@ -181,7 +181,7 @@ async function inSession() {
     hook.hookMs <= floor + 1,
     `(+${(hook.hookMs - floor).toFixed(2)} ms over the bare spawn; the same spawn in the hooks' PID namespace: ${hook.namespacedSpawnMs.toFixed(2)} ms, +${(hook.hookMs - hook.namespacedSpawnMs).toFixed(2)} over it)`,
   );
-  const loop = await runLoopPair(Number(process.env.BENCH_TURNS ?? 1000));
+  const loop = await runLoop(Number(process.env.BENCH_TURNS ?? 1000));
   report(
     "agent loop: Gantry's own work per tool-calling turn",
     `${loop.overheadMs.toFixed(2)} ms`,
