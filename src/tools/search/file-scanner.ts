@@ -114,7 +114,7 @@ export function createFileScanner(matcher: LineMatcher, maxFileBytes: number) {
   /** Finds the matching lines in buffer[0, end), which ends at a line break or at the end of the file. */
   function searchRegion(state: ScanState, end: number): void {
     const region = buffer.subarray(0, end);
-    const hits = matcher.needle ? byteHits(region, matcher.needle) : textHits(region);
+    const hits = matcher.findNeedle ? byteHits(region, matcher.findNeedle) : textHits(region);
     if (hits.length === 0) {
       state.lineBase = 0;
     } else {
@@ -134,10 +134,10 @@ export function createFileScanner(matcher: LineMatcher, maxFileBytes: number) {
     state.fileOffset += end;
   }
 
-  function byteHits(region: Buffer, needle: Buffer): LineSpan[] {
+  function byteHits(region: Buffer, findNeedle: (haystack: Buffer, from: number) => number): LineSpan[] {
     const hits: LineSpan[] = [];
     for (let from = 0; from < region.length; ) {
-      const at = region.indexOf(needle, from);
+      const at = findNeedle(region, from);
       if (at < 0) break;
       const start = at === 0 ? 0 : region.lastIndexOf(10, at - 1) + 1;
       const lineEnd = nextBreak(region, at);
