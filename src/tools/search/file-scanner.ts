@@ -43,7 +43,16 @@ export function createFileScanner(matcher: LineMatcher, maxFileBytes: number) {
     return openSync(`/proc/self/fd/${folder.fd}/${abs.slice(slash + 1)}`, OPEN_FLAGS);
   }
 
-  function scan(abs: string, keepLines: number): FileScan {
+  /**
+   * The first `keepLines` matching lines of a file whose count is known already: reading stops once
+   * they are found. Empty when it cannot be read as text.
+   */
+  function firstLines(abs: string, keepLines: number): GrepLine[] {
+    const found = scan(abs, keepLines, true);
+    return found.kind === "text" ? found.lines : [];
+  }
+
+  function scan(abs: string, keepLines: number, stopWhenKept = false): FileScan {
     let fd: number | undefined;
     try {
       fd = openVerified(abs);
@@ -63,7 +72,7 @@ export function createFileScanner(matcher: LineMatcher, maxFileBytes: number) {
         if (stats.size > maxFileBytes) return { kind: "large" };
         size = stats.size;
       }
-      return scanOpenFile(fd, size, keepLines, first);
+      return scanOpenFile(fd, size, { keepLines, stopWhenKept }, first);
     } catch {
       return { kind: "unreadable" };
     } finally {
@@ -72,7 +81,12 @@ export function createFileScanner(matcher: LineMatcher, maxFileBytes: number) {
   }
 
   /** Streams the rest of an open file; `buffer[0, firstRead)` already holds its start. */
-  function scanOpenFile(fd: number, size: number, keepLines: number, firstRead: number): FileScan {
+  function scanOpenFile(
+    fd: number,
+    size: number,
+    { keepLines, stopWhenKept }: { keepLines: number; stopWhenKept: boolean },
+    firstRead: number,
+  ): FileScan {
     const state: ScanState = { count: 0, lines: [], keepLines, lineBase: 1, fileOffset: 0, fd };
     let filled = 0;
     let read = firstRead;
@@ -90,6 +104,9 @@ export function createFileScanner(matcher: LineMatcher, maxFileBytes: number) {
         filled = total;
       } else {
         searchRegion(state, lastBreak + 1);
+        if (stopWhenKept && state.lines.length >= keepLines) {
+          return { kind: "text", count: state.count, lines: state.lines };
+        }
         buffer.copyWithin(0, lastBreak + 1, total);
         filled = total - lastBreak - 1;
       }
@@ -161,7 +178,7 @@ export function createFileScanner(matcher: LineMatcher, maxFileBytes: number) {
     return hits;
   }
 
-  return { scan, release };
+  return { scan, firstLines, release };
 }
 
 function grow(buffer: Buffer): Buffer {

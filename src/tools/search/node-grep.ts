@@ -102,11 +102,11 @@ async function searchInPool(request: GrepRequest, matcher: LineMatcher, pool: Sc
     const rel = files[i] as string;
     const count = counts[i] as number;
     // files wholly before the part shown (Offset) are passed over by their counts, never read again
-    const scan =
+    const lines =
       request.matchPerLine && !collector.passesOver(count)
-        ? scanner.scan(absolutePath(request.root, rel), collector.wanted())
-        : undefined;
-    collector.add(rel, scan?.kind === "text" ? scan.lines : [], count);
+        ? scanner.firstLines(absolutePath(request.root, rel), collector.wanted())
+        : [];
+    collector.add(rel, lines, count);
   }
   scanner.release();
   outcome.files = collector.files;

@@ -1,32 +1,17 @@
-import { spawn } from "node:child_process";
-import {
-  accessSync,
-  closeSync,
-  constants,
-  existsSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { accessSync, closeSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import picomatch from "picomatch";
 import { ATOMIC_TEMP_PREFIX } from "../../workspace/atomic-write.js";
 import { openVerifiedSync } from "../../workspace/paths.js";
 import { DEFAULT_SECRET_EXCEPTIONS, DEFAULT_SECRET_PATTERNS } from "../../workspace/secrets.js";
-import {
-  comparePaths,
-  createResultCollector,
-  type GrepEngineResult,
-  type GrepLine,
-  type GrepRequest,
-} from "./engine.js";
+import { comparePaths, createResultCollector, type GrepEngineResult, type GrepRequest } from "./engine.js";
 import { createFileScanner } from "./file-scanner.js";
 import { compileGlobs, normalizeGlob } from "./glob.js";
 import { rebaseGitignore, SKIPPED_FOLDER_NAMES } from "./ignore.js";
 import type { LineMatcher } from "./matcher.js";
+import { matchingLines, type ShownFile } from "./ripgrep-lines.js";
+import { queryArgs, runRipgrep } from "./ripgrep-run.js";
 
 let cachedRipgrep: string | null | undefined;
 
@@ -69,7 +54,7 @@ export async function ripgrepSearch(
     const counted = await runRipgrep(rg, countArgs, request, path.join(scratch, "counts"));
     if (!counted.ok) return counted;
     const tally = keepVerified(parseCounts(counted.stdout, counted.stderr, request), request.root);
-    const shown = await shownFiles(rg, request, tally.matchedFiles, matcher);
+    const shown = await shownFiles(rg, request, tally.matchedFiles, { matcher, scratch });
     if (!shown.ok) return shown;
     return {
       ok: true,
@@ -97,7 +82,7 @@ async function shownFiles(
   rg: string,
   request: GrepRequest,
   matchedFiles: CountedFile[],
-  matcher: LineMatcher | undefined,
+  { matcher, scratch }: { matcher: LineMatcher | undefined; scratch: string },
 ) {
   const collector = createResultCollector(request);
   if (!request.matchPerLine) {
@@ -108,19 +93,18 @@ async function shownFiles(
     return { ok: true as const, files: collector.files };
   }
   const wanted = filesHoldingPart(matchedFiles, collector);
-  if (wanted.files.length === 0) return { ok: true as const, files: collector.files };
+  if (wanted.length === 0) return { ok: true as const, files: collector.files };
   if (matcher?.needle && !request.isRegex && !request.caseInsensitive) {
     const scanner = createFileScanner(matcher, Number.POSITIVE_INFINITY);
-    for (const file of wanted.files) {
-      const scan = scanner.scan(path.join(request.root, file.path), collector.wanted());
-      collector.add(file.path, scan.kind === "text" ? scan.lines : [], file.count);
+    for (const file of wanted) {
+      collector.add(file.path, scanner.firstLines(path.join(request.root, file.path), file.keep), file.count);
     }
     scanner.release();
     return { ok: true as const, files: collector.files };
   }
-  const lines = await matchingLines(rg, request, wanted.files, wanted.linesPerFile);
+  const lines = await matchingLines(rg, request, wanted, path.join(scratch, "lines"));
   if (!lines.ok) return lines;
-  for (const file of wanted.files) {
+  for (const file of wanted) {
     collector.add(file.path, lines.byPath.get(file.path) ?? [], file.count);
   }
   return { ok: true as const, files: collector.files };
@@ -167,13 +151,6 @@ function prunableSecretPatterns(): string[] {
       !DEFAULT_SECRET_EXCEPTIONS.some((name) => picomatch(pattern, { dot: true, nocase: true })(name)),
   );
   return prunablePatterns;
-}
-
-function queryArgs(request: GrepRequest): string[] {
-  const args = [request.caseInsensitive ? "--ignore-case" : "--case-sensitive"];
-  if (!request.isRegex) args.push("--fixed-strings");
-  args.push("--regexp", request.query);
-  return args;
 }
 
 function searchTarget(request: GrepRequest): string {
@@ -253,14 +230,14 @@ function cleanPath(printed: string): string {
 }
 
 /**
- * The files that hold the part shown; the files before it are passed to the collector by their counts.
- * `linesPerFile`: the most lines any of them must give (the first one's passed-over lines, then the cap).
+ * The files that hold the part shown, each with the lines it must give (its passed-over ones, then
+ * those the cap still has room for); the files before it are passed to the collector by their counts.
  */
 function filesHoldingPart(
   files: CountedFile[],
   collector: ReturnType<typeof createResultCollector>,
-): { files: CountedFile[]; linesPerFile: number } {
-  const wanted: CountedFile[] = [];
+): ShownFile[] {
+  const wanted: ShownFile[] = [];
   let needed = 0;
   let lines = 0;
   for (const file of files) {
@@ -272,10 +249,10 @@ function filesHoldingPart(
       needed = collector.wanted();
       if (needed === 0) break;
     } else if (lines >= needed) break;
-    wanted.push(file);
+    wanted.push({ ...file, keep: Math.min(file.count, needed - lines) });
     lines += file.count;
   }
-  return { files: wanted, linesPerFile: needed };
+  return wanted;
 }
 
 /**
@@ -299,125 +276,4 @@ function keepVerified<T extends { matchedFiles: CountedFile[]; matchedLines: num
 
 function openVerifiedFile(root: string, rel: string): number | undefined {
   return openVerifiedSync(path.join(root, rel), "file");
-}
-
-/**
- * The lines of the files to show. rg reads each through a descriptor Gantry opened and verified
- * (`/proc/<pid>/fd/N` names the opened file itself, whatever its path names by then); where /proc is
- * missing, by path.
- */
-async function matchingLines(rg: string, request: GrepRequest, files: CountedFile[], linesPerFile: number) {
-  const proc = existsSync(`/proc/${process.pid}/fd`);
-  const opened = new Map<string, { rel: string; fd?: number }>();
-  for (const file of files) {
-    if (!proc) {
-      opened.set(file.path, { rel: file.path });
-      continue;
-    }
-    const fd = openVerifiedFile(request.root, file.path);
-    if (fd !== undefined) opened.set(`/proc/${process.pid}/fd/${fd}`, { rel: file.path, fd });
-  }
-  try {
-    if (opened.size === 0) return { ok: true as const, byPath: new Map<string, GrepLine[]>() };
-    return await linesOf(rg, request, opened, linesPerFile);
-  } finally {
-    for (const { fd } of opened.values()) if (fd !== undefined) closeSync(fd);
-  }
-}
-
-async function linesOf(
-  rg: string,
-  request: GrepRequest,
-  opened: Map<string, { rel: string }>,
-  linesPerFile: number,
-) {
-  const args = [
-    "--no-config",
-    "--color=never",
-    "--null",
-    "--line-number",
-    "--with-filename",
-    "--no-heading",
-    "--no-messages",
-    `--max-count=${linesPerFile}`,
-    ...queryArgs(request),
-    "--",
-    ...opened.keys(),
-  ];
-  const run = await runRipgrep(rg, args, request);
-  if (!run.ok) return run;
-  const byPath = new Map<string, GrepLine[]>();
-  for (const record of run.stdout.toString("utf8").split("\n")) {
-    const nul = record.indexOf("\0");
-    if (nul < 0) continue;
-    const colon = record.indexOf(":", nul);
-    const rel = opened.get(record.slice(0, nul))?.rel;
-    if (rel === undefined) continue;
-    const lines = byPath.get(rel) ?? [];
-    lines.push({
-      line: Number(record.slice(nul + 1, colon)),
-      text: record.slice(colon + 1).replace(/\r$/, ""),
-    });
-    byPath.set(rel, lines);
-  }
-  return { ok: true as const, byPath };
-}
-
-type RipgrepRun =
-  | { ok: true; stdout: Buffer; stderr: string }
-  | { ok: false; code: "invalid_arguments" | "execution_failed"; message: string };
-
-/**
- * Runs rg from the workspace root; killed when the call is aborted. Exit 1 just means "no match".
- * With `outputFile`, rg writes there instead of a pipe: its one small write per searched file would
- * otherwise wake Node 50,000 times on a large tree (measured: 0.5 s of Node CPU against 0.05 s).
- */
-function runRipgrep(
-  rg: string,
-  args: string[],
-  request: GrepRequest,
-  outputFile?: string,
-): Promise<RipgrepRun> {
-  return new Promise((resolve, reject) => {
-    const outputFd = outputFile === undefined ? undefined : openSync(outputFile, "w");
-    let child: ReturnType<typeof spawn>;
-    try {
-      child = spawn(rg, args, {
-        cwd: request.root,
-        stdio: ["ignore", outputFd ?? "pipe", "pipe"],
-        signal: request.signal,
-      });
-    } finally {
-      if (outputFd !== undefined) closeSync(outputFd);
-    }
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout?.on("data", (chunk: Buffer) => out.push(chunk));
-    child.stderr?.on("data", (chunk: Buffer) => err.push(chunk));
-    let failed = false;
-    child.on("error", (cause) => {
-      failed = true;
-      reject(cause);
-    });
-    child.on("close", (code) => {
-      if (failed) return; // aborted or not started: already answered
-      const stdout = outputFile === undefined ? Buffer.concat(out) : readFileSync(outputFile);
-      const stderr = Buffer.concat(err).toString("utf8");
-      const problem = stderr
-        .split("\n")
-        .filter((line) => line !== "" && !/^(DEBUG|TRACE)\|/.test(line))
-        .join("\n");
-      // exit 2 with nothing said (--no-messages) = some file could not be read; the rest was searched
-      if (code === 0 || code === 1 || (code === 2 && problem === ""))
-        return resolve({ ok: true, stdout, stderr });
-      const isRegexError = /regex|parse error|syntax/i.test(problem);
-      resolve({
-        ok: false,
-        code: isRegexError ? "invalid_arguments" : "execution_failed",
-        message: isRegexError
-          ? `Query is not a valid regular expression: ${problem.trim()}`
-          : `ripgrep failed (exit ${code}): ${problem.trim()}`,
-      });
-    });
-  });
 }
