@@ -1,10 +1,8 @@
 import { accessSync, closeSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
-import picomatch from "picomatch";
 import { ATOMIC_TEMP_PREFIX } from "../../workspace/atomic-write.js";
 import { openVerifiedSync } from "../../workspace/paths.js";
-import { DEFAULT_SECRET_EXCEPTIONS, DEFAULT_SECRET_PATTERNS } from "../../workspace/secrets.js";
 import { comparePaths, createResultCollector, type GrepEngineResult, type GrepRequest } from "./engine.js";
 import { createFileScanner } from "./file-scanner.js";
 import { compileGlobs, normalizeGlob } from "./glob.js";
@@ -12,6 +10,7 @@ import { rebaseGitignore, SKIPPED_FOLDER_NAMES } from "./ignore.js";
 import type { LineMatcher } from "./matcher.js";
 import { matchingLines, type ShownFile } from "./ripgrep-lines.js";
 import { queryArgs, runRipgrep } from "./ripgrep-run.js";
+import { secretPruneArgs } from "./secret-globs.js";
 
 let cachedRipgrep: string | null | undefined;
 
@@ -129,7 +128,7 @@ function filterArgs(request: GrepRequest, ignoreFile: string | undefined): strin
   for (const name of SKIPPED_FOLDER_NAMES) args.push(`--glob=!${name}/`);
   args.push(`--glob=!${ATOMIC_TEMP_PREFIX}*`);
   if (request.secretAllowGlobs.length === 0) {
-    for (const pattern of prunableSecretPatterns()) args.push(`--iglob=!${pattern}`);
+    args.push(...secretPruneArgs());
   }
   if (ignoreFile) args.push(`--ignore-file=${ignoreFile}`);
   if (request.includes.length > 0) {
@@ -137,20 +136,6 @@ function filterArgs(request: GrepRequest, ignoreFile: string | undefined): strin
     args.push("--type=gantryinclude");
   }
   return args;
-}
-
-/**
- * Secret patterns ripgrep may prune itself (faster, and never opened): those no built-in exception
- * (`.env.example`) falls under. The rest, and user patterns, are dropped afterwards by the guard.
- */
-let prunablePatterns: string[] | undefined;
-
-function prunableSecretPatterns(): string[] {
-  prunablePatterns ??= DEFAULT_SECRET_PATTERNS.filter(
-    (pattern) =>
-      !DEFAULT_SECRET_EXCEPTIONS.some((name) => picomatch(pattern, { dot: true, nocase: true })(name)),
-  );
-  return prunablePatterns;
 }
 
 function searchTarget(request: GrepRequest): string {

@@ -29,6 +29,12 @@ function parityTree(): Record<string, string | Uint8Array> {
     "odd\nname.txt": "alpha in an odd name\n",
     "late-nul.txt": `alpha early\n${"pad\n".repeat(30_000)}\u0000tail alpha\n`,
     "image.png": BINARY,
+    // secrets in any case: ripgrep prunes them too, or it would count them as skipped binary files
+    "certs/STORE.JKS": BINARY,
+    "certs/Wallet.KeyStore": BINARY,
+    ".Git-Credentials": BINARY,
+    "keys/ID_Ed25519.pub": BINARY,
+    "conf/.ENV": BINARY,
     "big.txt": `${"alpha filler\n".repeat(20_000)}`,
     "pkg/.gitignore": "/local.ts\nsecret-ish/\n",
     "pkg/local.ts": "alpha local\n",
