@@ -31,12 +31,12 @@ function inChild(source) {
 
 const mvdan = inChild(`
   const t0 = performance.now();
-  const { splitShellCommand } = await import(${JSON.stringify(path.join(dist, "policy/shell-split.js"))});
+  const { parseShellScript } = await import(${JSON.stringify(path.join(dist, "policy/shell-parser.js"))});
   const t1 = performance.now();
-  splitShellCommand("true");
+  if (!parseShellScript("true").ok) throw new Error("the shell parser refused: true");
   const t2 = performance.now();
   const samples = [];
-  for (let i = 0; i < ${RUNS}; i++) { const s = performance.now(); splitShellCommand(${JSON.stringify(COMMAND)}); samples.push(performance.now() - s); }
+  for (let i = 0; i < ${RUNS}; i++) { const s = performance.now(); parseShellScript(${JSON.stringify(COMMAND)}); samples.push(performance.now() - s); }
   samples.sort((a, b) => a - b);
   console.log(JSON.stringify({ importMs: t1 - t0, firstMs: t2 - t1, splitMs: samples[samples.length >> 1] }));
 `);
@@ -53,7 +53,7 @@ const shSyntax = inChild(`
 `);
 console.log(`shell parser on: ${COMMAND}`);
 console.log(
-  `  mvdan-sh (used):      import ${mvdan.importMs.toFixed(1)} ms, first parse ${mvdan.firstMs.toFixed(1)} ms, then ${mvdan.splitMs.toFixed(3)} ms per split (median)`,
+  `  mvdan-sh (used):      import ${mvdan.importMs.toFixed(1)} ms, first parse ${mvdan.firstMs.toFixed(1)} ms, then ${mvdan.splitMs.toFixed(3)} ms per parse (median)`,
 );
 console.log(
   `  sh-syntax (not used): import ${shSyntax.importMs.toFixed(1)} ms, first parse ${shSyntax.firstMs.toFixed(1)} ms, then ${shSyntax.splitMs.toFixed(3)} ms per parse (median)`,
@@ -87,7 +87,14 @@ try {
   ]);
   const rules = {
     permissions: {
-      allow: ["Bash(npm run test:*)", "Bash(tee:*)", "Bash(git status:*)", "Bash(echo:*)", "Read(src/**)"],
+      allow: [
+        "Bash(npm run test:*)",
+        "Bash(tee:*)",
+        "Edit(/build.log)",
+        "Bash(git status:*)",
+        "Bash(echo:*)",
+        "Read(src/**)",
+      ],
       deny: ["Bash(curl:*)", "Read(./secrets/**)"],
       ask: ["Bash(git push:*)"],
     },
