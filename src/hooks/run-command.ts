@@ -28,6 +28,10 @@ export interface CommandHookExit {
 export type CommandHookOutcome = { ok: true; exit: CommandHookExit } | { ok: false; failure: string };
 
 const SHELL = existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
+// `--norc`: bash reads ~/.bashrc for `bash -c` when its stdin is a socket (Node's pipes are socket pairs)
+// and SHLVL is unset, as in a Gantry started by an editor, a service or a container; a hook must run the
+// same however Gantry was started, and the rc file's output must not land in the hook's JSON
+const SHELL_ARGS = SHELL === "/bin/bash" ? ["--norc", "-c"] : ["-c"];
 // After the hook exits, output already in the pipes is read for this long; a background child that
 // inherited stdout must not hold the call.
 const DRAIN_AFTER_EXIT_MS = 50;
@@ -42,7 +46,7 @@ export function runCommandHook(request: CommandHookRequest): Promise<CommandHook
     try {
       // loaded on the first hook run: child_process is one of the costlier built-ins to start with
       const { spawn } = process.getBuiltinModule("node:child_process");
-      const [program, ...args] = [...pidNamespacePrefix(), SHELL, "-c", request.command];
+      const [program, ...args] = [...pidNamespacePrefix(), SHELL, ...SHELL_ARGS, request.command];
       child = spawn(program as string, args, {
         cwd: request.cwd,
         env: request.env,

@@ -176,6 +176,9 @@ function sessionEnvironment(baseEnv: NodeJS.ProcessEnv): (facts: HookSessionFact
     if (built?.sessionId !== facts.sessionId || built.workspaceRoot !== facts.workspaceRoot) {
       const env = Object.freeze({
         ...baseEnv,
+        // a `bash -c` inside a hook reads ~/.bashrc on a socket stdin at the first shell level: a Gantry
+        // started without SHLVL (an editor, a service) counts as started from a shell (run-command.ts)
+        SHLVL: baseEnv.SHLVL ?? "1",
         GANTRY_PROJECT_DIR: facts.workspaceRoot,
         CLAUDE_PROJECT_DIR: facts.workspaceRoot,
         GEMINI_PROJECT_DIR: facts.workspaceRoot,

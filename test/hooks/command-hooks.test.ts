@@ -1,4 +1,5 @@
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadHookConfig } from "../../src/hooks/config.js";
 import { runCommandHook } from "../../src/hooks/run-command.js";
@@ -320,5 +321,35 @@ describe("command hooks: a finished hook leaves nothing behind", () => {
     });
     expect(outcome).toMatchObject({ ok: true, exit: { exitCode: 0, stdout: '{"decision":"allow"}\n' } });
     expect(timers()).toBe(before);
+  });
+});
+
+describe("command hooks: the user's shell start-up files stay out", () => {
+  it("runs a hook the same when Gantry was started without SHLVL (an editor, a service): no ~/.bashrc on its stdout", async () => {
+    ws = await createTempWorkspace();
+    // bash reads ~/.bashrc for `bash -c` when stdin is a socket (Node's pipes are) and SHLVL says it is
+    // the first shell: what a process started by an editor, systemd or a container passes
+    writeFileSync(path.join(ws.home, ".bashrc"), "echo 'from bashrc'\ntouch \"$HOME/bashrc-ran\"\n");
+    const { SHLVL: _level, ...withoutLevel } = process.env;
+    const outcome = await runCommandHook({
+      command: `echo '{"decision":"allow"}'`,
+      input: "{}",
+      cwd: ws.root,
+      env: { ...withoutLevel, HOME: ws.home },
+      timeoutMs: 10_000,
+      maxOutputBytes: 1024,
+    });
+    expect(outcome).toMatchObject({ ok: true, exit: { exitCode: 0, stdout: '{"decision":"allow"}\n' } });
+    expect(existsSync(path.join(ws.home, "bashrc-ran"))).toBe(false);
+  });
+
+  it("keeps ~/.bashrc out of a `bash -c` the hook itself runs, in a session started without SHLVL", async () => {
+    ws = await createTempWorkspace({
+      ".agents/hooks.json": preHook(`bash -c 'echo "{\\"decision\\":\\"deny\\",\\"reason\\":\\"inner\\"}"'`),
+    });
+    writeFileSync(path.join(ws.home, ".bashrc"), "echo from-bashrc\n");
+    const { SHLVL: _level, ...withoutLevel } = process.env;
+    const { pipeline } = hookHarness(ws, { ...withoutLevel, HOME: ws.home });
+    expect((await pipeline.run(call)).text).toBe("Denied by hook gate: inner");
   });
 });

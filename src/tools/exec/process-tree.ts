@@ -91,6 +91,13 @@ function installExitHook(): void {
   });
 }
 
+/**
+ * `--norc`: bash reads ~/.bashrc for `bash -c` when stdin is a socket (Node's pipes are socket pairs) and
+ * SHLVL is unset, as in a Gantry started by an editor, a service or a container; a command runs the same
+ * however Gantry was started, with stdin or without.
+ */
+const BASH_C = ["bash", "--norc", "-c"];
+
 export function spawnProcessTree(options: SpawnTreeOptions): ProcessTree {
   installExitHook();
   const script = `exec 2>&1\n${options.script}`;
@@ -98,13 +105,13 @@ export function spawnProcessTree(options: SpawnTreeOptions): ProcessTree {
   let argv: string[];
   if (options.sandboxedCommand !== undefined) {
     isolation = "sandbox";
-    argv = ["bash", "-c", `exec ${options.sandboxedCommand}`];
+    argv = [...BASH_C, `exec ${options.sandboxedCommand}`];
   } else {
     isolation = resolveIsolation(options.isolation);
     argv =
       isolation === "pid-namespace"
-        ? ["bwrap", ...(pidNamespaceArgs() ?? []), "--", "bash", "-c", script]
-        : ["bash", "-c", script];
+        ? ["bwrap", ...(pidNamespaceArgs() ?? []), "--", ...BASH_C, script]
+        : [...BASH_C, script];
   }
   const child = childProcess().spawn(argv[0] as string, argv.slice(1), {
     cwd: options.cwd,

@@ -64,6 +64,10 @@ export function createExecRuntime(workspace: Workspace, settings: Settings, home
 
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    // a shell bash starts inside the sandbox (or any a command starts) reads ~/.bashrc when its stdin is a
+    // socket and SHLVL says it is the first one; a Gantry started without SHLVL (an editor, a service)
+    // counts as started from a shell, as it is from a terminal
+    SHLVL: process.env.SHLVL ?? "1",
     GANTRY: "1",
     TERM: "dumb",
     NO_COLOR: "1",
