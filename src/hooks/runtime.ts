@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ModelClient } from "../models/client.js";
+import { shellLevel } from "../tools/exec/process-tree.js";
 import { fileDigest } from "../trust/digest.js";
 import { createBackgroundHandlers } from "./background.js";
 import { interpretBody, interpretExit } from "./decide.js";
@@ -176,9 +177,8 @@ function sessionEnvironment(baseEnv: NodeJS.ProcessEnv): (facts: HookSessionFact
     if (built?.sessionId !== facts.sessionId || built.workspaceRoot !== facts.workspaceRoot) {
       const env = Object.freeze({
         ...baseEnv,
-        // a `bash -c` inside a hook reads ~/.bashrc on a socket stdin at the first shell level: a Gantry
-        // started without SHLVL (an editor, a service) counts as started from a shell (run-command.ts)
-        SHLVL: baseEnv.SHLVL ?? "1",
+        // a `bash -c` inside a hook reads no ~/.bashrc either (shellLevel, run-command.ts)
+        SHLVL: shellLevel(baseEnv.SHLVL),
         GANTRY_PROJECT_DIR: facts.workspaceRoot,
         CLAUDE_PROJECT_DIR: facts.workspaceRoot,
         GEMINI_PROJECT_DIR: facts.workspaceRoot,

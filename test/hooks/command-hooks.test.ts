@@ -343,13 +343,17 @@ describe("command hooks: the user's shell start-up files stay out", () => {
     expect(existsSync(path.join(ws.home, "bashrc-ran"))).toBe(false);
   });
 
-  it("keeps ~/.bashrc out of a `bash -c` the hook itself runs, in a session started without SHLVL", async () => {
-    ws = await createTempWorkspace({
-      ".agents/hooks.json": preHook(`bash -c 'echo "{\\"decision\\":\\"deny\\",\\"reason\\":\\"inner\\"}"'`),
+  for (const level of [undefined, "0"])
+    it(`keeps ~/.bashrc out of a \`bash -c\` the hook itself runs, in a session started with SHLVL ${level ?? "unset"}`, async () => {
+      ws = await createTempWorkspace({
+        ".agents/hooks.json": preHook(
+          `bash -c 'echo "{\\"decision\\":\\"deny\\",\\"reason\\":\\"inner\\"}"'`,
+        ),
+      });
+      writeFileSync(path.join(ws.home, ".bashrc"), "echo from-bashrc\n");
+      const { SHLVL: _level, ...withoutLevel } = process.env;
+      const env = { ...withoutLevel, HOME: ws.home, ...(level === undefined ? {} : { SHLVL: level }) };
+      const { pipeline } = hookHarness(ws, env);
+      expect((await pipeline.run(call)).text).toBe("Denied by hook gate: inner");
     });
-    writeFileSync(path.join(ws.home, ".bashrc"), "echo from-bashrc\n");
-    const { SHLVL: _level, ...withoutLevel } = process.env;
-    const { pipeline } = hookHarness(ws, { ...withoutLevel, HOME: ws.home });
-    expect((await pipeline.run(call)).text).toBe("Denied by hook gate: inner");
-  });
 });

@@ -98,6 +98,15 @@ function installExitHook(): void {
  */
 const BASH_C = ["bash", "--norc", "-c"];
 
+/**
+ * SHLVL for a command's (or a hook's) environment: at least 1. bash reads ~/.bashrc for a `bash -c` on a
+ * socket stdin when it is the first shell level, and a Gantry started by an editor or a service has no
+ * SHLVL, one that `bash -c` exec'd has 0; either counts as started from a shell, as from a terminal.
+ */
+export function shellLevel(value: string | undefined): string {
+  return Number(value) >= 1 ? (value as string) : "1";
+}
+
 export function spawnProcessTree(options: SpawnTreeOptions): ProcessTree {
   installExitHook();
   const script = `exec 2>&1\n${options.script}`;

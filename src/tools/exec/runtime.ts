@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Settings } from "../../config/settings.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { createOutputCapture, type OutputCapture } from "./output-buffer.js";
-import { spawnProcessTree } from "./process-tree.js";
+import { shellLevel, spawnProcessTree } from "./process-tree.js";
 import { type RunningCommand, trackProcessTree } from "./running-command.js";
 import { type CommandSandbox, createCommandSandbox } from "./sandbox.js";
 import { scrubEnvironment } from "./sandbox-env.js";
@@ -64,10 +64,8 @@ export function createExecRuntime(workspace: Workspace, settings: Settings, home
 
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    // a shell bash starts inside the sandbox (or any a command starts) reads ~/.bashrc when its stdin is a
-    // socket and SHLVL says it is the first one; a Gantry started without SHLVL (an editor, a service)
-    // counts as started from a shell, as it is from a terminal
-    SHLVL: process.env.SHLVL ?? "1",
+    // the shell the sandbox starts, and any `bash -c` a command starts, reads no ~/.bashrc (process-tree.ts)
+    SHLVL: shellLevel(process.env.SHLVL),
     GANTRY: "1",
     TERM: "dumb",
     NO_COLOR: "1",
