@@ -32,7 +32,8 @@ async function sessionWith(parent, root, name, hooks) {
 
 /** The hook's command (`true` through the shell, with pipes and its input) spawned and awaited to its end. */
 function spawnOnce(prefix) {
-  const [program, ...args] = [...prefix, "/bin/bash", "-c", "true"];
+  // `--norc` as hooks run: a bench started without SHLVL (or 0) would otherwise time ~/.bashrc too
+  const [program, ...args] = [...prefix, "/bin/bash", "--norc", "-c", "true"];
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(program, args, { stdio: ["pipe", "pipe", "pipe"], detached: true });
