@@ -10,13 +10,10 @@ import vm from "node:vm";
 import { createConversation } from "../dist/agent/conversation.js";
 import { runAgentLoop } from "../dist/agent/loop.js";
 import { createGantrySession } from "../dist/gantry.js";
-import { createModelClient } from "../dist/models/client.js";
-import { createLanguageModel } from "../dist/models/provider.js";
-import { startServerChild } from "./model-server-child.js";
+import { scriptedModelClient, startServerChild, viewFileTurns } from "./model-server-child.js";
 
 const turns = Number(process.argv[2] ?? process.env.BENCH_TURNS ?? 1000);
 const protocol = process.argv[3] ?? "openai";
-const provider = { openai: "openai", anthropic: "anthropic", gemini: "google" }[protocol];
 
 const parent = realpathSync(mkdtempSync(path.join(tmpdir(), "gantry-agent-bench-")));
 const root = path.join(parent, "ws");
@@ -24,24 +21,12 @@ const file = path.join(root, "notes.txt");
 mkdirSync(root);
 writeFileSync(file, "line one\nline two\nline three\n");
 
-const script = [];
-for (let i = 0; i < turns; i++)
-  script.push({
-    toolCalls: [{ name: "view_file", args: { AbsolutePath: file } }],
-    usage: { input: 100, output: 10 },
-  });
-script.push({ text: "done" });
+const script = viewFileTurns(file, turns);
 
 const server = startServerChild();
 const { baseUrl } = await server.ask({ type: "start", turns: script, protocol }, "started");
 
-const made = createLanguageModel({
-  model: `${provider}:bench-model`,
-  baseUrl,
-  env: { OPENAI_API_KEY: "k", ANTHROPIC_API_KEY: "k", GEMINI_API_KEY: "k" },
-});
-if (!made.ok) throw new Error(made.message);
-const model = createModelClient(made.value.spec, made.value.model, 10_000_000);
+const model = await scriptedModelClient(baseUrl, { protocol, contextWindow: 10_000_000 });
 const session = createGantrySession({ workspace: root, home: parent });
 const conversation = createConversation();
 

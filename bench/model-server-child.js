@@ -52,3 +52,33 @@ export function startServerChild() {
     });
   return { child, ask };
 }
+
+const PROVIDER_OF = { openai: "openai", anthropic: "anthropic", gemini: "google" };
+
+/** The model client of a bench, pointed at the scripted server's `baseUrl` (or at nothing, never asked). */
+export async function scriptedModelClient(
+  baseUrl,
+  { protocol = "openai", contextWindow = 100_000_000 } = {},
+) {
+  const { createLanguageModel } = await import("../dist/models/provider.js");
+  const { createModelClient } = await import("../dist/models/client.js");
+  const made = createLanguageModel({
+    model: `${PROVIDER_OF[protocol]}:bench-model`,
+    baseUrl,
+    env: { OPENAI_API_KEY: "k", ANTHROPIC_API_KEY: "k", GEMINI_API_KEY: "k" },
+  });
+  if (!made.ok) throw new Error(made.message);
+  return createModelClient(made.value.spec, made.value.model, contextWindow);
+}
+
+/** `turns` model turns that each call view_file on `file`, then a closing answer. */
+export function viewFileTurns(file, turns) {
+  const script = [];
+  for (let i = 0; i < turns; i++)
+    script.push({
+      toolCalls: [{ name: "view_file", args: { AbsolutePath: file } }],
+      usage: { input: 100, output: 10 },
+    });
+  script.push({ text: "done" });
+  return script;
+}

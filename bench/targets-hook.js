@@ -9,9 +9,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pidNamespacePrefix } from "../dist/hooks/pid-namespace.js";
-import { createModelClient } from "../dist/models/client.js";
-import { createLanguageModel } from "../dist/models/provider.js";
 import { createAgent } from "../dist/sdk/agent.js";
+import { scriptedModelClient } from "./model-server-child.js";
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -20,13 +19,8 @@ async function sessionWith(parent, root, name, hooks) {
   const home = path.join(parent, name);
   mkdirSync(path.join(home, ".agents"), { recursive: true });
   if (hooks) writeFileSync(path.join(home, ".agents", "hooks.json"), JSON.stringify({ bench: hooks }));
-  const made = createLanguageModel({
-    model: "openai:bench-model",
-    baseUrl: "http://127.0.0.1:9/v1",
-    env: { OPENAI_API_KEY: "k" },
-  });
-  if (!made.ok) throw new Error(made.message);
-  const model = createModelClient(made.value.spec, made.value.model, 100_000_000);
+  // a closed port: the model is never asked
+  const model = await scriptedModelClient("http://127.0.0.1:9/v1");
   return createAgent({ model, workspace: root, home, trust: true });
 }
 

@@ -6,11 +6,9 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createModelClient } from "../dist/models/client.js";
 import { toModelMessages } from "../dist/models/messages.js";
-import { createLanguageModel } from "../dist/models/provider.js";
 import { createAgent } from "../dist/sdk/agent.js";
-import { startServerChild } from "./model-server-child.js";
+import { scriptedModelClient, startServerChild, viewFileTurns } from "./model-server-child.js";
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -57,19 +55,12 @@ async function runSession(turns) {
   mkdirSync(root);
   mkdirSync(path.join(home, ".agents"), { recursive: true });
   writeFileSync(file, "line one\nline two\nline three\n");
-  const script = [];
-  for (let i = 0; i < turns; i++)
-    script.push({
-      toolCalls: [{ name: "view_file", args: { AbsolutePath: file } }],
-      usage: { input: 100, output: 10 },
-    });
-  script.push({ text: "done" });
+  const script = viewFileTurns(file, turns);
   const server = startServerChild();
   const { baseUrl } = await server.ask({ type: "start", turns: script, protocol: "openai" }, "started");
-  const made = createLanguageModel({ model: "openai:bench-model", baseUrl, env: { OPENAI_API_KEY: "k" } });
-  if (!made.ok) throw new Error(made.message);
+
   const clock = { modelMs: 0, toolMs: 0, conversionMs: [] };
-  const model = timedModel(createModelClient(made.value.spec, made.value.model, 100_000_000), clock);
+  const model = timedModel(await scriptedModelClient(baseUrl), clock);
   const agent = await createAgent({ model, workspace: root, home, trust: true, maxTurns: turns + 1 });
   const pipeline = agent.session.pipeline;
   const run = pipeline.run.bind(pipeline);
