@@ -3,9 +3,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runGantry } from "../support/cli.js";
 import { type ModelServer, type RecordedRequest, startModelServer } from "../support/model-server.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
+import { E2E } from "./e2e-cli.js";
 
-/** CLI runs spawn node and load the AI SDK: slow on a busy machine. */
-const E2E = { timeout: 120_000 };
 let server: ModelServer | undefined;
 let ws: TempWorkspace | undefined;
 afterEach(async () => {
