@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { mkdir, realpath, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { runGit } from "./git.js";
+import { runGit } from "../workspace/git.js";
 
 /**
  * Where a session's workspace comes from: a commit of a git repository (every worker checks out the

@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { GrantStore } from "../policy/grants.js";
+import { runGit } from "../workspace/git.js";
 import { type FileSnapshot, type ReadLedger, snapshotOf } from "../workspace/read-ledger.js";
 import type { WorkspaceSource } from "./checkout.js";
-import { runGit } from "./git.js";
 
 /**
  * What a worker that picks the session up needs besides the journal: the workspace's changes since the

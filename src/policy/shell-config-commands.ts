@@ -6,6 +6,9 @@ import type { ShellWord } from "./shell-words.js";
  */
 const COMMAND_KEYS =
   /^(core\.(pager|editor|sshcommand|fsmonitor|askpass)|sequence\.editor|diff\.external|gpg(\.[^.]+)?\.program|credential(\..+)?\.helper|alias\..+|pager\..+|interactive\.difffilter|filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|merge\..+\.driver|uploadpack\.packobjectshook)$/;
+/** Whether a git configuration key (lower-case) holds a command git runs. */
+export const isGitCommandKey = (key: string): boolean => COMMAND_KEYS.test(key);
+
 /** Keys that point git at other files it runs or reads its configuration from. */
 const FILE_KEYS = /^(core\.hookspath|include\.path|includeif\..+\.path)$/;
 const COMMAND_VARIABLES =

@@ -3,25 +3,8 @@ import { existsSync } from "node:fs";
 import { copyFile, mkdir, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { runGit as git } from "../workspace/git.js";
 import { PROTECTED_AGENT_CONFIG } from "../workspace/protected.js";
-
-/** One `git` call; rejects with git's own message. */
-export function git(cwd: string, args: string[], signal?: AbortSignal): Promise<string> {
-  return new Promise((resolve, reject) => {
-    // child_process is loaded with the first git call, not with every `gantry` start
-    process
-      .getBuiltinModule("node:child_process")
-      .execFile(
-        "git",
-        ["-C", cwd, ...args],
-        { maxBuffer: 64 * 1024 * 1024, signal, env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } },
-        (error, stdout, stderr) => {
-          if (error) reject(new Error(`git ${args[0]} failed: ${(stderr || error.message).trim()}`));
-          else resolve(stdout);
-        },
-      );
-  });
-}
 
 /** The top folder of the repository `dir` belongs to, or undefined outside git. */
 export async function findRepoRoot(dir: string): Promise<string | undefined> {
@@ -129,8 +112,10 @@ export async function collectWorktreeChanges(
   const pathspec = ["--", ".", ...exclude.map((rel) => `:(exclude)${rel}`)];
   // the worktree has its own index, so staging here never touches the main checkout
   await git(worktree.path, ["add", "-A", ...pathspec]);
-  const names = await git(worktree.path, ["diff", "--cached", "--name-status", worktree.base, ...pathspec]);
-  const patch = await git(worktree.path, ["diff", "--cached", "--binary", worktree.base, ...pathspec]);
+  // a patch to apply: never what a diff driver or textconv of the user's configuration shows
+  const diff = ["diff", "--cached", "--no-ext-diff", "--no-textconv", "--no-color"];
+  const names = await git(worktree.path, [...diff, "--name-status", worktree.base, ...pathspec]);
+  const patch = await git(worktree.path, [...diff, "--binary", worktree.base, ...pathspec]);
   return { files: names.split("\n").filter((line) => line !== ""), patch };
 }
 
