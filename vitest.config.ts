@@ -1,4 +1,5 @@
-import { availableParallelism } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
+import path from "node:path";
 import { defineConfig } from "vitest/config";
 
 // Most test files wait on real processes (gantry, MCP servers, restate-server, tmux) more than they
@@ -14,5 +15,7 @@ export default defineConfig({
     pool: "forks",
     maxWorkers: workers,
     reporters: ["default", "./test/support/summary-reporter.ts"],
+    // every test gives gantry a home of its own; one compile cache keeps its start warm across them
+    env: { NODE_COMPILE_CACHE: path.join(tmpdir(), "gantry-test-compile-cache") },
   },
 });

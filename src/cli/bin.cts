@@ -26,5 +26,27 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
   };
   process.stdout.write(`${pkg.version}\n`);
 } else {
+  enableCompileCache();
   void import("./main.js");
+}
+
+/**
+ * Node caches compiled code between runs (start-up is what a command-line tool is judged by), but its
+ * default folder is the shared temporary one: another user of the machine could create it first and
+ * plant compiled code that runs as whoever starts gantry. The cache lives in the user's own cache
+ * folder instead, readable by nobody else; NODE_COMPILE_CACHE, when set, is the user's choice and wins.
+ * No cache (a read-only home) only makes the start slower.
+ */
+function enableCompileCache(): void {
+  if (process.env.NODE_COMPILE_CACHE) return;
+  const { mkdirSync } = process.getBuiltinModule("node:fs");
+  const { join } = process.getBuiltinModule("node:path");
+  const { homedir } = process.getBuiltinModule("node:os");
+  const dir = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "gantry", "compile-cache");
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch {
+    return;
+  }
+  process.getBuiltinModule("node:module").enableCompileCache?.(dir);
 }

@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import * as nodeModule from "node:module";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { didYouMean } from "../config/did-you-mean.js";
 import { COMMAND_OPTIONS, GLOBAL_OPTIONS, type GlobalOptions, USAGE, UsageError } from "./options.js";
@@ -27,9 +26,6 @@ const COMMANDS: Record<
 
 /** Commands whose `-p` is their own (the prompt they send), not a headless run. */
 const PROMPT_COMMANDS = new Set(["submit"]);
-
-// caches compiled code between runs (Node ≥ 22.1); start-up is what a command-line tool is judged by
-nodeModule.enableCompileCache?.();
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArguments(argv);
