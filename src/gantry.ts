@@ -21,6 +21,7 @@ import type { ApprovalMode } from "./policy/modes.js";
 import { createSessionPermissions, type SessionPermissions } from "./policy/permissions.js";
 import { createPolicyStep } from "./policy/policy-step.js";
 import { lazySkillCatalog, type SkillCatalog } from "./skills/catalog.js";
+import { createAgentJudge } from "./subagents/hook-judge.js";
 import { createSubagentHost, type SubagentHost } from "./subagents/host.js";
 import type { RemoteAgents } from "./subagents/remote.js";
 import { createBuiltinTools } from "./tools/builtin.js";
@@ -191,6 +192,8 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     approvalMode: () => permissionsForHooks?.mode,
     // prompt hooks ask the model subagents would get: the session's, a tier or a provider:model
     judgeModel: (model) => subagents.modelFor(model),
+    // agent hooks' judges read through this session's pipeline, attached below
+    judgeAgent: createAgentJudge(() => subagents.pipeline),
   });
   const hooks = createSessionHooks(hookRuntime);
   const toolNames = (name: string) => {

@@ -35,6 +35,8 @@ export type HandlerConfig =
       prompt: string;
       /** `provider:model-id` or a tier (`haiku`, ...); default: the session's model. */
       model?: string;
+      /** Claude Code's `type: "agent"`: the judge may first read the workspace (its read-only tools, several turns). */
+      agent?: boolean;
     })
   | (HandlerBase & {
       /** A library caller's own function (createAgent `hooks`): the native event in, a decision out. */
@@ -121,6 +123,8 @@ const PROMPT_FIELDS = ["type", "prompt", "model", "timeout", "name", "descriptio
 /** Harnesses with `type: "prompt"` handlers (Claude Code, Qwen Code), timed in seconds, default 30. */
 const PROMPT_DIALECTS = new Set<DialectId>(["claude", "qwen"]);
 const PROMPT_TIMEOUT_MS = 30_000;
+/** Claude Code's `type: "agent"` handlers, default 60 s. */
+const AGENT_TIMEOUT_MS = 60_000;
 
 /** Maps a configured event key to a firing event, or reports why it is ignored. */
 export function eventFor(ctx: ParseContext, key: string, at: string): HookEventName | undefined {
@@ -215,6 +219,7 @@ function parseHandler(ctx: ParseContext, raw: unknown, at: string): HandlerConfi
   }
   if (raw.type === "prompt" && PROMPT_DIALECTS.has(ctx.dialect))
     return parsePromptHandler(ctx, raw, at, name);
+  if (raw.type === "agent" && ctx.dialect === "claude") return parsePromptHandler(ctx, raw, at, name, true);
   const type = JSON.stringify(raw.type);
   // Other harnesses have prompt/agent handlers; skipping them must not stop the session.
   const severity = ctx.dialect === "native" ? "error" : "warning";
@@ -232,6 +237,7 @@ function parsePromptHandler(
   raw: Record<string, unknown>,
   at: string,
   name: string,
+  agent = false,
 ): HandlerConfig[] {
   flagUnknown(ctx, raw, at, [...PROMPT_FIELDS, ...ctx.extraHandlerFields]);
   if (typeof raw.prompt !== "string" || raw.prompt.trim() === "") {
@@ -240,10 +246,10 @@ function parsePromptHandler(
   }
   const timeoutMs = readTimeout(ctx, raw.timeout, `${at}.timeout`, {
     unitMs: 1000,
-    defaultMs: PROMPT_TIMEOUT_MS,
+    defaultMs: agent ? AGENT_TIMEOUT_MS : PROMPT_TIMEOUT_MS,
   });
   const model = typeof raw.model === "string" && raw.model !== "" ? { model: raw.model } : {};
-  return [{ name, timeoutMs, kind: "prompt", prompt: raw.prompt, ...model }];
+  return [{ name, timeoutMs, kind: "prompt", prompt: raw.prompt, ...model, ...(agent ? { agent } : {}) }];
 }
 
 function readTimeout(

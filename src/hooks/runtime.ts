@@ -5,13 +5,19 @@ import { fileDigest } from "../trust/digest.js";
 import { createBackgroundHandlers } from "./background.js";
 import { interpretBody, interpretExit } from "./decide.js";
 import type { HandlerVerdict } from "./dialects/dialect.js";
-import type { HookEvent, HookEventName, HookSessionFacts, SessionIdentity } from "./events.js";
+import {
+  agentOf,
+  type HookEvent,
+  type HookEventName,
+  type HookSessionFacts,
+  type SessionIdentity,
+} from "./events.js";
 import { hasHandlersFor, type PlannedHandler, planHandlers } from "./plan.js";
 import type { HandlerConfig, HookConfig } from "./rules.js";
 import { runCommandHook } from "./run-command.js";
 import { runFunctionHook } from "./run-function.js";
 import { expandHeaderValues, runHttpHook } from "./run-http.js";
-import { runPromptHook } from "./run-prompt.js";
+import { type AgentJudge, runPromptHook } from "./run-prompt.js";
 
 export interface HookRuntimeOptions {
   config: HookConfig;
@@ -32,7 +38,12 @@ export interface HookRuntimeOptions {
   killGraceMs?: number;
   /** The model `type: "prompt"` hooks ask: the session's (no `model`), or the one a handler names; a string says why none. */
   judgeModel?: (model: string | undefined) => ModelClient | string;
+  /** How `type: "agent"` hooks' judges run with the session's read-only tools; without it they fail (non-blocking). */
+  judgeAgent?: AgentJudge;
 }
+
+/** The agent id an agent hook's judge makes its tool calls under; agent hooks do not judge those. */
+export const HOOK_AGENT_ID = "hook-agent";
 
 /** The session's hooks snapshot and the one way a handler runs: plan, spawn or POST, interpret. */
 export interface HookRuntime {
@@ -114,9 +125,14 @@ export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
         return { verdict, notes };
       }
       case "prompt": {
+        // a judge's own reads would ask it again, without end
+        if (handler.agent && agentOf(event) === HOOK_AGENT_ID) return { verdict: {}, notes };
         const client = options.judgeModel?.(handler.model) ?? "this session has no model for prompt hooks";
         const dialect = planned.dialect.id === "qwen" ? ("qwen" as const) : ("claude" as const);
-        const request = { client, prompt: handler.prompt, input: payload, event, dialect, signal };
+        const agent = handler.agent
+          ? (options.judgeAgent ?? "this session cannot run agent hooks")
+          : undefined;
+        const request = { client, prompt: handler.prompt, input: payload, event, dialect, signal, agent };
         return {
           verdict: fromBody(await runPromptHook({ ...request, timeoutMs: handler.timeoutMs })),
           notes,

@@ -81,7 +81,7 @@ describe("hook configuration", () => {
     expect(problem?.message).toMatch(/^not valid JSON/);
   });
 
-  it("reads Claude's hooks (seconds, default 600) and Gemini's (milliseconds, default 60,000), skipping agent handlers", async () => {
+  it("reads Claude's hooks (seconds, default 600) and Gemini's (milliseconds, default 60,000)", async () => {
     ws = await createTempWorkspace({
       ".claude/settings.json": JSON.stringify({
         model: "opus",
@@ -120,14 +120,14 @@ describe("hook configuration", () => {
     );
     expect(handlers).toEqual([
       ["claude", "pre_tool_execution", 600_000],
-      // a prompt hook's default timeout is 30 s
+      // a prompt hook's default timeout is 30 s, an agent hook's 60 s
       ["claude", "pre_tool_execution", 30_000],
+      ["claude", "pre_tool_execution", 60_000],
       ["claude", "stop", 600_000],
       ["gemini", "post_tool_execution", 1500],
       ["gemini", "post_tool_execution", 60_000],
     ]);
-    expect(fatalProblems(config)).toEqual([]);
-    expect(config.problems.map((p) => p.message)).toEqual(['unsupported handler type "agent"; skipped']);
+    expect(config.problems).toEqual([]);
   });
 
   it("honours Claude's disableAllHooks", async () => {

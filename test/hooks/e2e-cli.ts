@@ -22,3 +22,9 @@ export const sees =
     for (const text of texts)
       if (!request.text.includes(text)) throw new Error(`the model was not sent "${text}"`);
   };
+
+/** The scripted model's run_command call that creates `file` in the workspace. */
+export const touch = (file: string) => ({
+  name: "run_command",
+  args: { CommandLine: `touch ${file}`, Cwd: ".", WaitMsBeforeAsync: 10_000 },
+});

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ModelServer, startModelServer } from "../support/model-server.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
-import { E2E, gantryOn, sees } from "./e2e-cli.js";
+import { E2E, gantryOn, sees, touch } from "./e2e-cli.js";
 
 let server: ModelServer | undefined;
 let ws: TempWorkspace | undefined;
@@ -20,10 +20,6 @@ const promptHook = (event: string, matcher: string, prompt: string, timeout?: nu
       [event]: [{ matcher, hooks: [{ type: "prompt", prompt, ...(timeout ? { timeout } : {}) }] }],
     },
   });
-const touch = (file: string) => ({
-  name: "run_command",
-  args: { CommandLine: `touch ${file}`, Cwd: ".", WaitMsBeforeAsync: 10_000 },
-});
 
 describe("Claude Code's prompt hooks, end to end", () => {
   it(
