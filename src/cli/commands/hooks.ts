@@ -79,7 +79,8 @@ function describeHandler(handler: HandlerConfig): string {
   if (handler.kind === "command")
     return `command: ${handler.command} (${timeout}${handler.background ? ", async: in the background" : ""})`;
   if (handler.kind === "function") return `function: ${handler.name} (${timeout})`;
-  if (handler.kind === "prompt") return `prompt: ${JSON.stringify(handler.prompt)} (${timeout})`;
+  if (handler.kind === "prompt")
+    return `${handler.agent ? "agent" : "prompt"}: ${JSON.stringify(handler.prompt)} (${timeout})`;
   const headers = Object.keys(handler.headers);
   return `http POST ${handler.url}${headers.length ? ` headers: ${headers.join(", ")}` : ""} (${timeout})`;
 }
