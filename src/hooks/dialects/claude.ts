@@ -1,3 +1,4 @@
+import type { ToolResult } from "../../tools/contract.js";
 import type { Verdict } from "../../tools/gates.js";
 import type { HookEvent, HookSessionFacts } from "../events.js";
 import type { HookRule } from "../rules.js";
@@ -95,7 +96,7 @@ function eventFields(
         metadata: result.metadata,
       };
       // Claude Code's Bash result carries stdout and stderr, its Write and Edit results the file's path
-      if (event.call.name === "run_command") Object.assign(response, { stdout: result.text, stderr: "" });
+      if (event.call.name === "run_command") Object.assign(response, commandResponse(result));
       const written = (base.tool_input as Record<string, unknown>).file_path;
       if (typeof written === "string" && event.call.name !== "view_file") response.filePath = written;
       // PostToolUseFailure reads `error` and `is_interrupt`
@@ -179,4 +180,22 @@ function exitTwo(stderr: string, event: HookEvent): HandlerVerdict {
       // the rest show stderr to the user only
       return stderr ? { systemMessage: stderr } : {};
   }
+}
+
+/**
+ * Claude Code's Bash `tool_response` fields: the command's own output as `stdout` (run_command's result
+ * without its first line, "Exit code 0 after 0.1s."; standard error comes merged into it, as in a
+ * terminal), and whether it was cut short.
+ */
+function commandResponse(result: ToolResult): Record<string, unknown> {
+  // a command that ended reports its exit; one still running in the background has only its output so far
+  const finished = "exitCode" in result.metadata;
+  const newline = result.text.indexOf("\n");
+  const stdout = finished ? (newline < 0 ? "" : result.text.slice(newline + 1)) : result.text;
+  return {
+    stdout,
+    stderr: "",
+    interrupted: result.errorCode === "aborted" || result.errorCode === "timeout",
+    isImage: false,
+  };
 }
