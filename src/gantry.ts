@@ -9,6 +9,7 @@ import { type ConfigReport, createConfigReport, ignoredNotices } from "./config/
 import type { Settings } from "./config/settings.js";
 import { withPermissionHooks } from "./hooks/asker-hooks.js";
 import { type HookConfig, type HookGroup, loadHookConfig } from "./hooks/config.js";
+import { createSessionVariables } from "./hooks/env-file.js";
 import type { SessionIdentity } from "./hooks/events.js";
 import { createSessionHooks, type SessionHooks } from "./hooks/lifecycle.js";
 import { createHookRuntime } from "./hooks/runtime.js";
@@ -185,7 +186,10 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
 
   let registryForRules: ToolRegistry | undefined;
   let permissionsForHooks: SessionPermissions | undefined;
+  // what SessionStart hooks write to CLAUDE_ENV_FILE, for the session's commands
+  const sessionVariables = createSessionVariables();
   const hookRuntime = createHookRuntime({
+    sessionVariables,
     config: hookConfig,
     workspaceRoot: workspace.root,
     identity,
@@ -255,6 +259,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
       requireReadBeforeEdit: options.requireReadBeforeEdit,
       skills,
       artifacts,
+      sessionVariables,
       conversationModel: {
         model: options.model ?? settings.model,
         baseUrl: options.baseUrl ?? settings.baseUrl,

@@ -5,6 +5,7 @@ import { fileDigest } from "../trust/digest.js";
 import { createBackgroundHandlers } from "./background.js";
 import { interpretBody, interpretExit } from "./decide.js";
 import type { HandlerVerdict } from "./dialects/dialect.js";
+import { createEnvFile, readEnvFile, type SessionVariables } from "./env-file.js";
 import {
   agentOf,
   type HookEvent,
@@ -40,6 +41,8 @@ export interface HookRuntimeOptions {
   judgeModel?: (model: string | undefined) => ModelClient | string;
   /** How `type: "agent"` hooks' judges run with the session's read-only tools; without it they fail (non-blocking). */
   judgeAgent?: AgentJudge;
+  /** Where SessionStart hooks' CLAUDE_ENV_FILE variables go (the session's commands read them); without it the file is not offered. */
+  sessionVariables?: SessionVariables;
 }
 
 /** The agent id an agent hook's judge makes its tool calls under; agent hooks do not judge those. */
@@ -68,7 +71,10 @@ export interface HookRuntime {
   takeContext(agentId: string): string[];
   /** Whether any handler of the snapshot runs in the background. */
   hasBackground(): boolean;
-  /** The session closes: background handlers still running are ended (their processes too) and awaited. */
+  /**
+   * The session closes: background handlers still running are ended (their processes too) and awaited,
+   * and the SessionStart environment file is removed.
+   */
   endBackground(): Promise<void>;
 }
 
@@ -109,11 +115,13 @@ export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
         : { failure: outcome.failure };
     switch (handler.kind) {
       case "command": {
+        const envFile = event.kind === "session_start" ? sessionEnvFile() : undefined;
+        const env = hookEnvFor(facts);
         const outcome = await runCommandHook({
           command: handler.command,
           input: payload,
           cwd: facts.workspaceRoot,
-          env: hookEnvFor(facts),
+          env: envFile ? { ...env, CLAUDE_ENV_FILE: envFile } : env,
           timeoutMs: handler.timeoutMs,
           maxOutputBytes,
           signal,
@@ -122,6 +130,7 @@ export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
         const verdict: HandlerVerdict = outcome.ok
           ? interpretExit(planned.dialect, event, facts, outcome.exit)
           : { failure: outcome.failure };
+        if (envFile) await takeSessionVariables(envFile, notes);
         return { verdict, notes };
       }
       case "prompt": {
@@ -161,6 +170,22 @@ export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
   }
 
   const background = createBackgroundHandlers(runHandler, log);
+  let envFile: { path: string; remove(): void } | undefined;
+
+  /** Claude Code's CLAUDE_ENV_FILE, made at the first SessionStart command hook of a session that reads it. */
+  function sessionEnvFile(): string | undefined {
+    if (!options.sessionVariables) return undefined;
+    envFile ??= createEnvFile();
+    return envFile.path;
+  }
+
+  async function takeSessionVariables(file: string, notes: string[]): Promise<void> {
+    try {
+      options.sessionVariables?.replace(await readEnvFile(file, baseEnv));
+    } catch (cause) {
+      notes.push(`SessionStart: ${(cause as Error).message}`);
+    }
+  }
 
   return {
     get config() {
@@ -177,7 +202,11 @@ export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
     background: background.start,
     takeContext: background.take,
     hasBackground: () => config.groups.some((g) => g.rules.some((r) => r.handlers.some(isBackground))),
-    endBackground: background.end,
+    async endBackground() {
+      await background.end();
+      envFile?.remove();
+      envFile = undefined;
+    },
   };
 }
 

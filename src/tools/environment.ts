@@ -1,6 +1,7 @@
 import type { AgentInbox } from "../agent/inbox.js";
 import type { ArtifactLog } from "../artifacts/artifacts.js";
 import type { Settings } from "../config/settings.js";
+import type { SessionVariables } from "../hooks/env-file.js";
 import type { SessionPermissions } from "../policy/permissions.js";
 import type { SkillCatalog } from "../skills/catalog.js";
 import type { SubagentHost } from "../subagents/host.js";
@@ -47,6 +48,8 @@ export interface ToolEnvironment {
   skills?: SkillCatalog;
   /** An editor's open files (ACP `fs/read_text_file`): view_file shows their unsaved text. */
   editorFiles?: EditorFiles;
+  /** What SessionStart hooks set for the session's commands (CLAUDE_ENV_FILE). */
+  sessionVariables?: SessionVariables;
 }
 
 /**

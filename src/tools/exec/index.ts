@@ -8,7 +8,7 @@ import { createTerminalPool } from "./terminals.js";
 
 /** run_command, manage_task and schedule for one session; everything they start ends with the session. */
 export function createExecTools(env: ToolEnvironment): AnyTool[] {
-  const runtime = createExecRuntime(env.workspace, env.settings, env.home);
+  const runtime = createExecRuntime(env.workspace, env.settings, env.home, env.sessionVariables);
   const terminals = createTerminalPool(runtime);
   const schedules = createScheduleBook(runtime, env.inbox);
   env.lifecycle.countBackground?.(

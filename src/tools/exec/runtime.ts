@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs
 import { homedir } from "node:os";
 import path from "node:path";
 import type { Settings } from "../../config/settings.js";
+import { type SessionVariables, withSessionVariables } from "../../hooks/env-file.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { createOutputCapture, type OutputCapture } from "./output-buffer.js";
 import { shellLevel, spawnProcessTree } from "./process-tree.js";
@@ -23,7 +24,7 @@ export interface ExecRuntime {
   readonly settings: ResolvedExecSettings;
   readonly sandboxed: boolean;
   readonly tasks: TaskBook;
-  /** Environment every command starts with. */
+  /** Environment every command starts with (read at each start: SessionStart hooks may add to it). */
   readonly env: NodeJS.ProcessEnv;
   newCapture(): OutputCapture;
   /**
@@ -43,7 +44,12 @@ export interface ExecRuntime {
 }
 
 /** `home`: the session's home folder; its credential stores are hidden from sandboxed commands, as are the real home's. */
-export function createExecRuntime(workspace: Workspace, settings: Settings, home?: string): ExecRuntime {
+export function createExecRuntime(
+  workspace: Workspace,
+  settings: Settings,
+  home?: string,
+  variables?: SessionVariables,
+): ExecRuntime {
   const resolved = resolveExecSettings(settings.exec);
   const sandboxed = settings.sandbox?.enabled === true;
   const sandbox: CommandSandbox | undefined = sandboxed
@@ -62,7 +68,7 @@ export function createExecRuntime(workspace: Workspace, settings: Settings, home
   let folderReady = false;
   let disposed = false;
 
-  const env: NodeJS.ProcessEnv = {
+  const baseEnv: NodeJS.ProcessEnv = {
     ...process.env,
     // the shell the sandbox starts, and any `bash -c` a command starts, reads no ~/.bashrc (process-tree.ts)
     SHLVL: shellLevel(process.env.SHLVL),
@@ -73,9 +79,17 @@ export function createExecRuntime(workspace: Workspace, settings: Settings, home
     GIT_PAGER: "cat",
     GIT_TERMINAL_PROMPT: "0",
   };
-  delete env.FORCE_COLOR;
-  // a sandboxed command gets no credential from the environment (sandbox-env.ts)
-  const commandEnv = sandbox ? scrubEnvironment(env, settings.sandbox?.env?.allow).env : env;
+  delete baseEnv.FORCE_COLOR;
+  let built = { version: -1, env: baseEnv };
+  /** What commands start with: the variables SessionStart hooks set applied, then, sandboxed, no credential (sandbox-env.ts). */
+  function commandEnv(): NodeJS.ProcessEnv {
+    const version = variables?.version ?? 0;
+    if (built.version !== version) {
+      const env = variables ? withSessionVariables(baseEnv, variables) : baseEnv;
+      built = { version, env: sandbox ? scrubEnvironment(env, settings.sandbox?.env?.allow).env : env };
+    }
+    return built.env;
+  }
 
   function prepareLogFolder(): void {
     if (folderReady) return;
@@ -104,7 +118,7 @@ export function createExecRuntime(workspace: Workspace, settings: Settings, home
     const tree = spawnProcessTree({
       script,
       cwd,
-      env: commandEnv,
+      env: commandEnv(),
       isolation: resolved.isolation,
       sandboxedCommand,
       stdin,
@@ -122,7 +136,9 @@ export function createExecRuntime(workspace: Workspace, settings: Settings, home
     settings: resolved,
     sandboxed,
     tasks,
-    env: commandEnv,
+    get env() {
+      return commandEnv();
+    },
     newCapture() {
       captures++;
       return createOutputCapture({
