@@ -94,7 +94,7 @@ export const USAGE = `Usage:
   gantry tool <name> '<json args>'        run one tool call through the full pipeline, print the result JSON
   gantry tools                            list the tool registry
   gantry hooks check                      validate and list the hooks (.agents/hooks.json, .claude, .gemini)
-  gantry agents                           list the subagent types (.agents/agents, .claude/agents, .qwen/agents)
+  gantry agents                           list the subagent types (.agents/agents, .claude/agents, .gemini/agents, .qwen/agents)
   gantry trust [DIR]                      trust a folder's hooks, allow rules and settings (pinned as they are now)
   gantry trust --list | --revoke DIR | --never [DIR]
   gantry config                           every setting with its file, and whether it counts (and why not)

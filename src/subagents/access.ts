@@ -28,7 +28,8 @@ function selectNames(entries: readonly string[], registry: ToolRegistry) {
   const names = new Set<string>();
   const unknown: string[] = [];
   const unavailable: string[] = [];
-  for (const entry of entries) {
+  for (const written of entries) {
+    const entry = geminiMcpName(written, registry);
     if (entry.startsWith("mcp__")) {
       names.add(entry);
       if (!entry.endsWith("*") && !registry.lookup(entry)) unavailable.push(entry);
@@ -42,6 +43,23 @@ function selectNames(entries: readonly string[], registry: ToolRegistry) {
     else unknown.push(entry);
   }
   return { names, unknown, unavailable };
+}
+
+/**
+ * Gemini CLI's MCP names in Gantry's spelling: `mcp_*` (every server), `mcp_github_*` (one server's
+ * tools), `mcp_github_create_issue` (one tool, found among the registered ones; else the server's
+ * whole name is unknown until it starts and the entry is noted as unavailable).
+ */
+function geminiMcpName(entry: string, registry: ToolRegistry): string {
+  if (!entry.startsWith("mcp_") || entry.startsWith("mcp__")) return entry;
+  const rest = entry.slice("mcp_".length);
+  if (rest === "*") return "mcp__*";
+  if (rest.endsWith("_*")) return `mcp__${rest.slice(0, -2)}__*`;
+  const registered = registry
+    .listEnabled()
+    .map((tool) => tool.spec.name)
+    .find((name) => name.startsWith("mcp__") && name.replace(/^mcp__(.+?)__/, "mcp_$1_") === entry);
+  return registered ?? `mcp__${rest}`;
 }
 
 /** A name, or an MCP pattern: `mcp__github` (the whole server), `mcp__github__read_*`, `mcp__*`. */

@@ -63,6 +63,9 @@ interface AgentPlan {
   model: ModelClient;
   workspaceRoot: string;
   child?: ChildSession;
+  maxTurns: number;
+  /** The definition's own time limit for one run (Gemini CLI's `timeout_mins`). */
+  timeoutMs?: number;
 }
 
 const fail = (code: ToolErrorCode, message: string): SpawnResult => ({ ok: false, code, message });
@@ -174,7 +177,16 @@ function planAgent(
     ...(request.workingDir ? { workingDir: request.workingDir } : {}),
     ...(request.isolation ? { isolation: request.isolation } : {}),
   };
-  const base = { record, meta, pipeline, model, workspaceRoot: opened.root, child: opened.child };
+  const base = {
+    record,
+    meta,
+    pipeline,
+    model: definition?.temperature === undefined ? model : withTemperature(model, definition.temperature),
+    workspaceRoot: opened.root,
+    child: opened.child,
+    maxTurns: definition?.maxTurns ?? host.limits.maxTurns,
+    ...(definition?.timeoutMs ? { timeoutMs: definition.timeoutMs } : {}),
+  };
   const notInteractive = (name: string) => registry.lookup(name)?.spec.safety !== "interactive";
   const nestingAllowed = (name: string) => mayNest || !SUBAGENT_TOOL_NAMES.has(name);
 
@@ -275,6 +287,7 @@ async function runPlannedAgent(
   record.transcriptFile = transcript.file;
   let input = await withSubagentStartContext(host, plan);
   let result: AgentRunResult;
+  const timeout = plan.timeoutMs ? timeLimit(record, plan.timeoutMs) : undefined;
   const hooks = host.deps.hooks
     ? loopHooksFor(host.deps.hooks, {
         agentId: record.id,
@@ -294,7 +307,7 @@ async function runPlannedAgent(
         input,
         signal: record.controller.signal,
         agentId: record.id,
-        maxTurns: host.limits.maxTurns,
+        maxTurns: plan.maxTurns,
         allowTool: plan.allowTool,
         inbox: host.deps.inbox,
         onEvent: (event) => {
@@ -315,11 +328,16 @@ async function runPlannedAgent(
       error: { kind: "unknown", message: (cause as Error).message },
     };
   } finally {
+    if (timeout) clearTimeout(timeout.timer);
     transcript.close();
   }
   if (record.state !== "killed") record.state = STATE_FOR_REASON[result.reason];
   record.result = result.text;
   if (result.error) record.error = result.error.message;
+  if (timeout?.expired) {
+    record.state = "failed";
+    record.error = `it ran out of its ${formatMinutes(timeout.ms)} (timeout_mins in its definition)`;
+  }
   if (result.reason === "max_tokens")
     record.error = "its answer was cut by the model's output limit (finish_reason length)";
   record.endedAt = Date.now();
@@ -353,3 +371,28 @@ const STATE_FOR_REASON: Record<AgentRunResult["reason"], AgentState> = {
   aborted: "paused",
   error: "failed",
 };
+
+/** Ends the run when the definition's time is up; `expired` says it was the limit, not a kill. */
+function timeLimit(record: AgentRecord, ms: number): { timer: NodeJS.Timeout; ms: number; expired: boolean } {
+  const limit = { ms, expired: false, timer: undefined as unknown as NodeJS.Timeout };
+  limit.timer = setTimeout(() => {
+    limit.expired = true;
+    record.controller.abort(new Error(`its ${formatMinutes(ms)} are up`));
+  }, ms);
+  return limit;
+}
+
+function formatMinutes(ms: number): string {
+  const minutes = ms / 60_000;
+  return minutes === 1 ? "1 minute" : `${Number(minutes.toFixed(2))} minutes`;
+}
+
+/** The model, with this temperature on every turn that sets none of its own. */
+function withTemperature(model: ModelClient, temperature: number): ModelClient {
+  return {
+    id: model.id,
+    contextWindow: model.contextWindow,
+    streamTurn: (request) =>
+      model.streamTurn({ ...request, settings: { temperature, ...request.settings } }),
+  };
+}

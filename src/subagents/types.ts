@@ -2,6 +2,7 @@ import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { parseFrontMatter } from "./front-matter.js";
+import { isModelTier } from "./model-tiers.js";
 
 /**
  * Which tools a subagent may call. `all` = every tool the parent has (minus the interactive ones);
@@ -27,6 +28,12 @@ export interface SubagentDefinition {
    * model of that tier); undefined or `inherit` = the parent's model.
    */
   model?: string;
+  /** Model turns per run (Gemini CLI's `max_turns`); default: the session's `subagents.maxTurns`. */
+  maxTurns?: number;
+  /** How long one run may take (Gemini CLI's `timeout_mins`), in ms; default: no limit of its own. */
+  timeoutMs?: number;
+  /** The model's temperature for this agent (Gemini CLI's `temperature`, 0–2). */
+  temperature?: number;
   /** Where it came from: `builtin`, `session` (define_subagent) or the file path. */
   source: string;
   /**
@@ -41,11 +48,14 @@ export interface DefinitionProblem {
   message: string;
 }
 
-/** The folders searched, lowest precedence first: home, then workspace; `.agents/` wins over the others. */
+/**
+ * The folders searched, lowest precedence first: home, then workspace; `.agents/` wins over the others.
+ * Gemini CLI's own home folder for agents is its user config folder, `~/.config/gemini-cli/agents`.
+ */
 export function subagentFolders(workspaceRoot: string, home = homedir()): string[] {
-  const folders: string[] = [];
+  const folders: string[] = [path.join(home, ".config", "gemini-cli", "agents")];
   for (const base of [home, workspaceRoot]) {
-    for (const dir of [".qwen/agents", ".claude/agents", ".agents/agents"])
+    for (const dir of [".gemini/agents", ".qwen/agents", ".claude/agents", ".agents/agents"])
       folders.push(path.join(base, dir));
   }
   return [...new Set(folders)];
@@ -103,6 +113,8 @@ export function parseSubagentMarkdown(
   const model = fields.model;
   if (model !== undefined && typeof model !== "string")
     return { ok: false, message: "model must be a string" };
+  const run = parseRunFields(fields);
+  if (typeof run === "string") return { ok: false, message: run };
   const systemPrompt = parsed.body.trim();
   if (systemPrompt === "") return { ok: false, message: "the body (the system prompt) is empty" };
   return {
@@ -115,10 +127,50 @@ export function parseSubagentMarkdown(
       ...(disallowed.kind === "list" && disallowed.names.length > 0
         ? { disallowedTools: disallowed.names }
         : {}),
-      model: model === undefined || model === "inherit" ? undefined : model,
+      model: model === undefined || model === "inherit" ? undefined : modelSpecOf(model, file),
+      ...run,
       source: file,
     },
   };
+}
+
+/** Gemini CLI's run fields (`kind`, `max_turns`, `timeout_mins`, `temperature`, `mcpServers`), checked. */
+function parseRunFields(
+  fields: Record<string, unknown>,
+): Pick<SubagentDefinition, "maxTurns" | "timeoutMs" | "temperature"> | string {
+  if (fields.kind !== undefined && fields.kind !== "local")
+    return fields.kind === "remote"
+      ? "kind: remote (an A2A agent) is not supported here; only local agents run"
+      : `kind must be "local" (got ${JSON.stringify(fields.kind)})`;
+  if (fields.mcpServers !== undefined)
+    return "mcpServers in an agent file are not supported: add the servers to mcpServers in settings and name their tools in tools";
+  const maxTurns = fields.max_turns ?? fields.maxTurns;
+  if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && (maxTurns as number) > 0))
+    return `max_turns must be a whole number above 0 (got ${JSON.stringify(maxTurns)})`;
+  const minutes = fields.timeout_mins;
+  if (minutes !== undefined && !(typeof minutes === "number" && minutes > 0))
+    return `timeout_mins must be a number of minutes above 0 (got ${JSON.stringify(minutes)})`;
+  const temperature = fields.temperature;
+  if (temperature !== undefined && !(typeof temperature === "number" && temperature >= 0 && temperature <= 2))
+    return `temperature must be a number from 0 to 2 (got ${JSON.stringify(temperature)})`;
+  return {
+    ...(maxTurns !== undefined ? { maxTurns: maxTurns as number } : {}),
+    ...(minutes !== undefined ? { timeoutMs: minutes * 60_000 } : {}),
+    ...(temperature !== undefined ? { temperature } : {}),
+  };
+}
+
+/**
+ * A model as the file's harness writes it: Gemini CLI's files name a bare Gemini model
+ * (`gemini-3-flash-preview`), Claude Code's may name a bare Claude one; Gantry's are `provider:model-id`
+ * or a tier.
+ */
+function modelSpecOf(model: string, file: string): string {
+  if (model.includes(":") || isModelTier(model)) return model;
+  const folder = file.split(path.sep).join("/");
+  if (/\/\.gemini\/agents\/|\/gemini-cli\/agents\//.test(folder)) return `google:${model}`;
+  if (folder.includes("/.claude/agents/") && model.startsWith("claude-")) return `anthropic:${model}`;
+  return model;
 }
 
 /** `tools:` as a YAML list or Claude Code's comma-separated string; absent or `*` = all tools. */

@@ -20,6 +20,7 @@ export const PROTECTED_AGENT_CONFIG_PATTERNS = [
   ".agents/agents/**",
   ".claude/agents/**",
   ".qwen/agents/**",
+  ".gemini/agents/**",
   ".agents/fork-profiles/**",
   ".qwen/fork-profiles/**",
 ] as const;
