@@ -244,6 +244,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     openSession,
     hooks,
     skills,
+    permissions,
     ...(options.remoteAgents ? { remote: options.remoteAgents } : {}),
   });
   const registry = createToolRegistry(

@@ -52,13 +52,14 @@ async function resolveInTurn(
   const checks = await checksForCall(call, permissions.checkContext());
   const rules = permissions.rules();
   // hooks may have rewritten the arguments: a deny rule still holds for what will really run
-  if (permissions.mode) {
-    const again = decideChecks(checks, rules, permissions.mode);
+  const mode = permissions.modeFor(call.agentId);
+  if (mode) {
+    const again = decideChecks(checks, rules, mode);
     if (again.verdict === "deny") return { allowed: false, source: again.source, reason: again.reason };
   }
   let uncovered: Check[] = checks;
   if (decision.verdict !== "force_ask") {
-    const yolo = permissions.mode === "yolo" && decision.verdict === "ask";
+    const yolo = mode === "yolo" && decision.verdict === "ask";
     const covered = coverage(checks, rules, permissions.grants.rules(), { yolo });
     if (covered.covered) return { allowed: true, source: covered.source };
     uncovered = covered.uncovered;

@@ -23,6 +23,13 @@ export interface SessionPermissions {
    * next call on, for this session and the worktree agents that inherit it.
    */
   setMode(mode: ApprovalMode, source: string): void;
+  /**
+   * A subagent's own narrower mode (its agent file's `permissionMode`), under the agent that started it:
+   * its calls run under the narrowest of the session's mode, its own and its parents' agents'. Never wider.
+   */
+  narrowAgent(agentId: string, parentId: string, mode: ApprovalMode | undefined): void;
+  /** The mode one agent's calls run under ("main": the session's). */
+  modeFor(agentId: string): ApprovalMode | undefined;
   readonly asker: Asker;
   readonly workspace: Workspace;
   readonly grants: GrantStore;
@@ -85,6 +92,7 @@ export function createSessionPermissions(options: SessionPermissionsOptions): Se
     : resolvePolicy(options, workspaceRoot, home);
   const { entries, ignored, warnings } = resolved;
   let own = { mode: resolved.mode, source: resolved.modeSource };
+  const agentModes = createAgentModes();
   const ownGrants = createGrantStore(context);
   const checkContext: CheckContext = {
     workspaceRoot,
@@ -124,6 +132,14 @@ export function createSessionPermissions(options: SessionPermissionsOptions): Se
     setMode(mode, source) {
       if (parent) throw new Error("a worktree agent's approval mode follows its parent session's");
       own = { mode, source };
+    },
+    // a worktree agent's session keeps them where its parent does: the agent's id is the same there
+    narrowAgent(agentId, parentId, mode) {
+      if (parent) parent.narrowAgent(agentId, parentId, mode);
+      else agentModes.narrow(agentId, parentId, mode);
+    },
+    modeFor(agentId) {
+      return parent ? parent.modeFor(agentId) : agentModes.modeFor(own.mode, agentId);
     },
     asker: options.asker ?? createHeadlessAsker(),
     workspace: options.workspace,
@@ -218,4 +234,35 @@ function inheritGrants(parent: SessionPermissions, own: GrantStore, context: Rul
     list,
     rules: () => list().map((grant) => grant.rule),
   };
+}
+
+/** From the most to the least that runs without asking; a narrower mode comes first. */
+const NARROWEST_FIRST: readonly ApprovalMode[] = ["plan", "default", "auto-edit", "yolo"];
+
+/** Agents' own modes and who started them; an agent inherits every narrowing above it. */
+function createAgentModes() {
+  const agents = new Map<string, { mode?: ApprovalMode; parentId: string }>();
+  return {
+    narrow(agentId: string, parentId: string, mode: ApprovalMode | undefined) {
+      agents.set(agentId, { parentId, ...(mode ? { mode } : {}) });
+    },
+    modeFor(session: ApprovalMode | undefined, agentId: string): ApprovalMode | undefined {
+      let mode = session;
+      const seen = new Set<string>();
+      for (let id = agentId; !seen.has(id); ) {
+        seen.add(id);
+        const agent = agents.get(id);
+        if (!agent) break;
+        if (agent.mode) mode = narrower(mode, agent.mode);
+        id = agent.parentId;
+      }
+      return mode;
+    },
+  };
+}
+
+/** No policy at all allows everything: any mode an agent asks for is narrower. */
+function narrower(a: ApprovalMode | undefined, b: ApprovalMode): ApprovalMode {
+  if (a === undefined) return b;
+  return NARROWEST_FIRST.indexOf(a) <= NARROWEST_FIRST.indexOf(b) ? a : b;
 }

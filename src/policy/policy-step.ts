@@ -11,7 +11,8 @@ export function createPolicyStep(permissions: SessionPermissions): PolicyStep {
   return {
     async decide(call: PreparedCall): Promise<GateDecision> {
       const checks = await checksForCall(call, permissions.checkContext());
-      const mode = permissions.mode;
+      // a subagent's own permissionMode may narrow the session's
+      const mode = permissions.modeFor(call.agentId);
       if (!mode) return decideWithoutPolicy(checks);
       return decideChecks(checks, permissions.rules(), mode);
     },

@@ -7,6 +7,7 @@ import type { AgentInbox } from "../agent/inbox.js";
 import type { Settings } from "../config/settings.js";
 import type { SessionHooks } from "../hooks/lifecycle.js";
 import type { ModelClient } from "../models/client.js";
+import type { SessionPermissions } from "../policy/permissions.js";
 import type { SkillCatalog } from "../skills/catalog.js";
 import type { SessionLifecycle } from "../tools/environment.js";
 import type { ToolPipeline } from "../tools/pipeline.js";
@@ -70,6 +71,8 @@ export interface SubagentHostDeps {
   remote?: RemoteAgents;
   /** The session's skills: an agent in the session's own folder that can read files sees the list too. */
   skills?: SkillCatalog;
+  /** The session's permissions: an agent file's `permissionMode` narrows its agent's mode there. */
+  permissions?: SessionPermissions;
 }
 
 export interface SubagentLimits {

@@ -13,6 +13,8 @@ import { type ForkTurns, forkDirective, forkHistory, forkToolGate } from "./fork
 import type { ChildSession, SubagentHost } from "./host.js";
 import type { AgentRecord, AgentState } from "./registry.js";
 import { startRemoteAgent } from "./remote.js";
+import { subagentSection } from "./role-section.js";
+import { formatMinutes, timeLimit, withTemperature } from "./run-limits.js";
 import { openTranscript, type TranscriptMeta } from "./transcript.js";
 import { FORK_TYPE, type SubagentDefinition } from "./types.js";
 import { finishWorkspace, openAgentWorkspace, type WorktreeReport } from "./workspace.js";
@@ -109,6 +111,8 @@ export async function startAgent(
   if (opened instanceof Error) return fail("execution_failed", opened.message);
 
   const record = registerRecord(host, id, request, depth, opened);
+  // before its first call: the agent file's permissionMode, under whatever narrows its parent
+  host.deps.permissions?.narrowAgent(id, request.callerId, definition?.approvalMode);
   // the MCP servers its tool list names start now, so their tools are in the registry it is planned from
   await (opened.child?.mcp ?? host.mcp)?.prepare(mcpPatternsOf(definition, request));
   const plan = planAgent(host, record, request, definition, model, opened, revive);
@@ -226,7 +230,7 @@ function planAgent(
     declarations: tools,
     instructions: loadProjectInstructions(opened.root),
     ...(readsSkills && host.deps.skills ? { skills: host.deps.skills.skills } : {}),
-    extra: subagentSection(definition, request.role, access.unavailable),
+    extra: subagentSection(definition, request.role, access.unavailable, host.deps.skills?.skills ?? []),
   });
   return {
     ...base,
@@ -257,23 +261,6 @@ function mainConversation(host: SubagentHost): { conversation: Conversation; sys
 export function unknownToolsMessage(definition: SubagentDefinition, unknown: readonly string[]): string {
   const names = unknown.map((name) => `"${name}"`).join(", ");
   return `agent type "${definition.name}" (${definition.source}) names unknown tool${unknown.length > 1 ? "s" : ""} ${names} in tools or disallowedTools; use Gantry's tool names (gantry tools) or Claude Code's, Gemini CLI's or Qwen Code's`;
-}
-
-function subagentSection(
-  definition: SubagentDefinition,
-  role: string | undefined,
-  unknown: string[],
-): string {
-  const parts = [
-    `# Your role: subagent "${definition.name}"`,
-    "You were started by a parent agent for one task. You cannot ask the user anything: if missing input " +
-      "or a denied tool blocks you, stop and report the blocker. Your final message is your report to the parent.",
-    definition.systemPrompt,
-  ];
-  if (role) parts.push(`Role for this task: ${role}`);
-  if (unknown.length > 0)
-    parts.push(`(Tools named in your definition but not available here: ${unknown.join(", ")}.)`);
-  return parts.join("\n\n");
 }
 
 /** Runs the loop until it stops; a message that raced the end of the run starts one more round. */
@@ -371,28 +358,3 @@ const STATE_FOR_REASON: Record<AgentRunResult["reason"], AgentState> = {
   aborted: "paused",
   error: "failed",
 };
-
-/** Ends the run when the definition's time is up; `expired` says it was the limit, not a kill. */
-function timeLimit(record: AgentRecord, ms: number): { timer: NodeJS.Timeout; ms: number; expired: boolean } {
-  const limit = { ms, expired: false, timer: undefined as unknown as NodeJS.Timeout };
-  limit.timer = setTimeout(() => {
-    limit.expired = true;
-    record.controller.abort(new Error(`its ${formatMinutes(ms)} are up`));
-  }, ms);
-  return limit;
-}
-
-function formatMinutes(ms: number): string {
-  const minutes = ms / 60_000;
-  return minutes === 1 ? "1 minute" : `${Number(minutes.toFixed(2))} minutes`;
-}
-
-/** The model, with this temperature on every turn that sets none of its own. */
-function withTemperature(model: ModelClient, temperature: number): ModelClient {
-  return {
-    id: model.id,
-    contextWindow: model.contextWindow,
-    streamTurn: (request) =>
-      model.streamTurn({ ...request, settings: { temperature, ...request.settings } }),
-  };
-}

@@ -1,8 +1,9 @@
 import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
+import type { ApprovalMode } from "../policy/modes.js";
+import { fieldWarnings, mcpServerTools, modelSpecOf, parseRunFields } from "./agent-file-fields.js";
 import { parseFrontMatter } from "./front-matter.js";
-import { isModelTier } from "./model-tiers.js";
 
 /**
  * Which tools a subagent may call. `all` = every tool the parent has (minus the interactive ones);
@@ -28,6 +29,17 @@ export interface SubagentDefinition {
    * model of that tier); undefined or `inherit` = the parent's model.
    */
   model?: string;
+  /**
+   * Claude Code's `permissionMode`: the agent's calls run under the narrower of it and the parent's mode
+   * (`plan`: read-only tools only); a wider one (`bypassPermissions`) changes nothing.
+   */
+  approvalMode?: ApprovalMode;
+  /** Claude Code's `skills`: skills whose SKILL.md the agent gets in full at its start. */
+  skills?: string[];
+  /** Claude Code's `background`: whether a call that does not say runs it in the background. */
+  background?: boolean;
+  /** Claude Code's `isolation: worktree`: a call that does not say runs it in a worktree of its own. */
+  isolation?: "worktree";
   /** Model turns per run (Gemini CLI's `max_turns`); default: the session's `subagents.maxTurns`. */
   maxTurns?: number;
   /** How long one run may take (Gemini CLI's `timeout_mins`), in ms; default: no limit of its own. */
@@ -46,6 +58,8 @@ export interface SubagentDefinition {
 export interface DefinitionProblem {
   file: string;
   message: string;
+  /** The agent is kept; it runs without what the message names. Else the file was skipped. */
+  warning?: boolean;
 }
 
 /**
@@ -82,7 +96,7 @@ const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 export function parseSubagentMarkdown(
   text: string,
   file: string,
-): { ok: true; definition: SubagentDefinition } | { ok: false; message: string } {
+): { ok: true; definition: SubagentDefinition; warnings: string[] } | { ok: false; message: string } {
   const parsed = parseFrontMatter(text);
   if (!parsed.ok) {
     return {
@@ -105,8 +119,14 @@ export function parseSubagentMarkdown(
   if (typeof fields.description !== "string" || fields.description.trim() === "") {
     return { ok: false, message: "description is required (a string saying when to use this agent)" };
   }
-  const tools = parseToolsField(fields.tools);
-  if (typeof tools === "string") return { ok: false, message: tools };
+  const parsedTools = parseToolsField(fields.tools);
+  if (typeof parsedTools === "string") return { ok: false, message: parsedTools };
+  const serverTools = mcpServerTools(fields.mcpServers);
+  if (typeof serverTools === "string") return { ok: false, message: serverTools };
+  const tools: ToolSelection =
+    parsedTools.kind === "list"
+      ? { kind: "list", names: [...parsedTools.names, ...serverTools] }
+      : parsedTools;
   const disallowed = parseToolsField(fields.disallowedTools);
   if (typeof disallowed === "string")
     return { ok: false, message: disallowed.replace("tools must", "disallowedTools must") };
@@ -131,46 +151,8 @@ export function parseSubagentMarkdown(
       ...run,
       source: file,
     },
+    warnings: fieldWarnings(fields),
   };
-}
-
-/** Gemini CLI's run fields (`kind`, `max_turns`, `timeout_mins`, `temperature`, `mcpServers`), checked. */
-function parseRunFields(
-  fields: Record<string, unknown>,
-): Pick<SubagentDefinition, "maxTurns" | "timeoutMs" | "temperature"> | string {
-  if (fields.kind !== undefined && fields.kind !== "local")
-    return fields.kind === "remote"
-      ? "kind: remote (an A2A agent) is not supported here; only local agents run"
-      : `kind must be "local" (got ${JSON.stringify(fields.kind)})`;
-  if (fields.mcpServers !== undefined)
-    return "mcpServers in an agent file are not supported: add the servers to mcpServers in settings and name their tools in tools";
-  const maxTurns = fields.max_turns ?? fields.maxTurns;
-  if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && (maxTurns as number) > 0))
-    return `max_turns must be a whole number above 0 (got ${JSON.stringify(maxTurns)})`;
-  const minutes = fields.timeout_mins;
-  if (minutes !== undefined && !(typeof minutes === "number" && minutes > 0))
-    return `timeout_mins must be a number of minutes above 0 (got ${JSON.stringify(minutes)})`;
-  const temperature = fields.temperature;
-  if (temperature !== undefined && !(typeof temperature === "number" && temperature >= 0 && temperature <= 2))
-    return `temperature must be a number from 0 to 2 (got ${JSON.stringify(temperature)})`;
-  return {
-    ...(maxTurns !== undefined ? { maxTurns: maxTurns as number } : {}),
-    ...(minutes !== undefined ? { timeoutMs: minutes * 60_000 } : {}),
-    ...(temperature !== undefined ? { temperature } : {}),
-  };
-}
-
-/**
- * A model as the file's harness writes it: Gemini CLI's files name a bare Gemini model
- * (`gemini-3-flash-preview`), Claude Code's may name a bare Claude one; Gantry's are `provider:model-id`
- * or a tier.
- */
-function modelSpecOf(model: string, file: string): string {
-  if (model.includes(":") || isModelTier(model)) return model;
-  const folder = file.split(path.sep).join("/");
-  if (/\/\.gemini\/agents\/|\/gemini-cli\/agents\//.test(folder)) return `google:${model}`;
-  if (folder.includes("/.claude/agents/") && model.startsWith("claude-")) return `anthropic:${model}`;
-  return model;
 }
 
 /** `tools:` as a YAML list or Claude Code's comma-separated string; absent or `*` = all tools. */
@@ -202,8 +184,12 @@ export function loadSubagentDefinitions(
         continue;
       }
       const parsed = parseSubagentMarkdown(text, file);
-      if (parsed.ok) byName.set(parsed.definition.name, parsed.definition);
-      else problems.push({ file, message: parsed.message });
+      if (!parsed.ok) {
+        problems.push({ file, message: parsed.message });
+        continue;
+      }
+      byName.set(parsed.definition.name, parsed.definition);
+      for (const message of parsed.warnings) problems.push({ file, message, warning: true });
     }
   }
   return { definitions: [...byName.values()], problems };

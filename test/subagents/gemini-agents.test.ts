@@ -60,7 +60,7 @@ describe("Gemini CLI agent files", () => {
       "kind: remote (an A2A agent) is not supported",
     );
     expect(message("mcpServers:\n  s:\n    command: node")).toContain(
-      "add the servers to mcpServers in settings",
+      "add the server to mcpServers in settings",
     );
     expect(message("max_turns: 0")).toContain("max_turns must be a whole number above 0");
     expect(message("timeout_mins: -1")).toContain("timeout_mins must be a number of minutes above 0");

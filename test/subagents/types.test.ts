@@ -35,6 +35,7 @@ describe("subagent definitions", () => {
         model: "openai:gpt-4o-mini",
         source: "/x/code-reviewer.md",
       },
+      warnings: [],
     });
   });
 

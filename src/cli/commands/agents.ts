@@ -31,7 +31,7 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
   };
   for (const line of formatTable(headers, rows)) process.stdout.write(`${line}\n`);
   for (const problem of catalog.problems) {
-    process.stderr.write(`gantry: skipped ${problem.file}: ${problem.message}\n`);
+    process.stderr.write(`gantry: ${problem.warning ? "" : "skipped "}${problem.file}: ${problem.message}\n`);
   }
   for (const line of await toolProblems(root, catalog.list())) process.stderr.write(`gantry: ${line}\n`);
   return 0;

@@ -117,13 +117,15 @@ async function buildRequest(
       "a nested agent cannot run in the background (it could not receive the completion notification)",
     );
   }
+  // an agent file may choose its own defaults (Claude Code's `background`, `isolation`)
+  const definition = isFork ? undefined : host.catalog.get(type);
   const request: SpawnRequest = {
     callerId: ctx.agentId,
     description: args.description,
     prompt: args.prompt,
     type,
     // agents run elsewhere (a durable session) can only be waited for: there the default is the foreground
-    background: !nested && (args.run_in_background ?? !host.deps.remote),
+    background: !nested && (args.run_in_background ?? definition?.background ?? !host.deps.remote),
   };
   if (args.working_dir !== undefined) {
     if (args.run_in_background === true)
@@ -134,7 +136,7 @@ async function buildRequest(
     if (!checked.ok) return refuse(checked.message);
     request.workingDir = checked.path;
     request.background = false;
-  } else if (args.isolation === "worktree") {
+  } else if ((args.isolation ?? definition?.isolation) === "worktree") {
     request.isolation = "worktree";
   }
   if (isFork) {

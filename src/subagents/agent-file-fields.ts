@@ -1,0 +1,124 @@
+import path from "node:path";
+import { parseApprovalMode } from "../policy/modes.js";
+import { isModelTier } from "./model-tiers.js";
+import type { SubagentDefinition } from "./types.js";
+
+type RunField =
+  | "approvalMode"
+  | "background"
+  | "isolation"
+  | "maxTurns"
+  | "timeoutMs"
+  | "temperature"
+  | "skills";
+
+/**
+ * How the agent runs, from the fields Claude Code (`permissionMode`, `background`, `isolation`,
+ * `maxTurns`, `skills`) and Gemini CLI (`kind`, `max_turns`, `timeout_mins`, `temperature`) add; a value
+ * Gantry cannot honour is an error naming the field, so the agent never runs other than written.
+ */
+export function parseRunFields(fields: Record<string, unknown>): Pick<SubagentDefinition, RunField> | string {
+  const problem = kindProblem(fields.kind) ?? valueProblem(fields);
+  if (problem) return problem;
+  const approvalMode =
+    typeof fields.permissionMode === "string" ? parseApprovalMode(fields.permissionMode) : undefined;
+  const maxTurns = (fields.max_turns ?? fields.maxTurns) as number | undefined;
+  const minutes = fields.timeout_mins as number | undefined;
+  const skills = namesOf(fields.skills);
+  return {
+    ...(approvalMode ? { approvalMode } : {}),
+    ...(typeof fields.background === "boolean" ? { background: fields.background } : {}),
+    ...(fields.isolation === "worktree" ? { isolation: "worktree" as const } : {}),
+    ...(maxTurns !== undefined ? { maxTurns } : {}),
+    ...(minutes !== undefined ? { timeoutMs: minutes * 60_000 } : {}),
+    ...(typeof fields.temperature === "number" ? { temperature: fields.temperature } : {}),
+    ...(Array.isArray(skills) && skills.length > 0 ? { skills } : {}),
+  };
+}
+
+function kindProblem(kind: unknown): string | undefined {
+  if (kind === undefined || kind === "local") return undefined;
+  return kind === "remote"
+    ? "kind: remote (an A2A agent) is not supported here; only local agents run"
+    : `kind must be "local" (got ${JSON.stringify(kind)})`;
+}
+
+const isCount = (value: unknown) => Number.isInteger(value) && (value as number) > 0;
+
+function valueProblem(fields: Record<string, unknown>): string | undefined {
+  const shown = (value: unknown) => JSON.stringify(value);
+  const mode = fields.permissionMode;
+  if (mode !== undefined && (typeof mode !== "string" || parseApprovalMode(mode) === undefined))
+    return `permissionMode must be default, acceptEdits, dontAsk, bypassPermissions or plan (got ${shown(mode)})`;
+  if (fields.background !== undefined && typeof fields.background !== "boolean")
+    return `background must be true or false (got ${shown(fields.background)})`;
+  if (fields.isolation !== undefined && fields.isolation !== "worktree")
+    return `isolation must be "worktree" (got ${shown(fields.isolation)})`;
+  const turns = fields.max_turns ?? fields.maxTurns;
+  if (turns !== undefined && !isCount(turns))
+    return `max_turns must be a whole number above 0 (got ${shown(turns)})`;
+  const minutes = fields.timeout_mins;
+  if (minutes !== undefined && !(typeof minutes === "number" && minutes > 0))
+    return `timeout_mins must be a number of minutes above 0 (got ${shown(minutes)})`;
+  const temperature = fields.temperature;
+  if (temperature !== undefined && !(typeof temperature === "number" && temperature >= 0 && temperature <= 2))
+    return `temperature must be a number from 0 to 2 (got ${shown(temperature)})`;
+  if (fields.skills !== undefined && typeof namesOf(fields.skills) === "string")
+    return "skills must be a list of skill names or a comma-separated string";
+  return undefined;
+}
+
+/** A YAML list of names or a comma-separated string; a string says it is neither. */
+function namesOf(value: unknown): string[] | string {
+  if (value === undefined || value === null) return [];
+  const names = typeof value === "string" ? value.split(",") : value;
+  if (!Array.isArray(names) || names.some((name) => typeof name !== "string")) return "not a list of names";
+  return (names as string[]).map((name) => name.trim()).filter((name) => name !== "");
+}
+
+/**
+ * Claude Code's `mcpServers` as tool names: each server it names (one the settings configure) gives the
+ * agent that server's tools. A server defined inline in the file (Claude Code's objects, Gemini CLI's
+ * map) is refused: agent files do not start processes of their own.
+ */
+export function mcpServerTools(value: unknown): string[] | string {
+  if (value === undefined) return [];
+  const inline =
+    "mcpServers in an agent file may only name servers your settings configure; add the server to mcpServers in settings and name it here";
+  if (!Array.isArray(value) || value.some((entry) => typeof entry !== "string")) return inline;
+  return (value as string[]).map((name) => `mcp__${name.trim()}`);
+}
+
+/** Fields known to the harnesses that Gantry does not act on; anything else is unknown. */
+const NOT_HONOURED: Record<string, string> = {
+  hooks:
+    "hooks in an agent file do not run; put them in your settings (they fire for subagents too, with agent_id)",
+  memory: "memory (a persistent memory folder) is not supported; the agent runs without one",
+};
+const KNOWN = new Set([
+  ...["name", "description", "tools", "disallowedTools", "model", "permissionMode", "maxTurns", "skills"],
+  ...["mcpServers", "background", "isolation", "color", "kind", "max_turns", "timeout_mins", "temperature"],
+]);
+
+/** What the file says that the agent will run without: said by `gantry agents`, never silently dropped. */
+export function fieldWarnings(fields: Record<string, unknown>): string[] {
+  const warnings: string[] = [];
+  for (const key of Object.keys(fields)) {
+    if (Object.hasOwn(NOT_HONOURED, key)) warnings.push(NOT_HONOURED[key] as string);
+    else if (!KNOWN.has(key)) warnings.push(`unknown field "${key}"; ignored`);
+  }
+  return warnings;
+}
+
+/**
+ * A model as the file's harness writes it: Gemini CLI's files name a bare Gemini model
+ * (`gemini-3-flash-preview`), Claude Code's may name a bare Claude one; Gantry's are `provider:model-id`
+ * or a tier.
+ */
+export function modelSpecOf(model: string, file: string): string {
+  if (model.includes(":") || isModelTier(model)) return model;
+  const folder = file.split(path.sep).join("/");
+  if (/\/\.gemini\/agents\/|\/gemini-cli\/agents\//.test(folder)) return `google:${model}`;
+  if (folder.includes("/.claude/agents/") && model.startsWith("claude-")) return `anthropic:${model}`;
+  return model;
+}

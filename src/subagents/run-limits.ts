@@ -1,0 +1,29 @@
+import type { ModelClient } from "../models/client.js";
+import type { AgentRecord } from "./registry.js";
+
+/** Ends the run when the definition's time is up; `expired` says it was the limit, not a kill. */
+export function timeLimit(
+  record: AgentRecord,
+  ms: number,
+): { timer: NodeJS.Timeout; ms: number; expired: boolean } {
+  const limit = { ms, expired: false, timer: undefined as unknown as NodeJS.Timeout };
+  limit.timer = setTimeout(() => {
+    limit.expired = true;
+    record.controller.abort(new Error(`its ${formatMinutes(ms)} are up`));
+  }, ms);
+  return limit;
+}
+
+export function formatMinutes(ms: number): string {
+  const minutes = ms / 60_000;
+  return minutes === 1 ? "1 minute" : `${Number(minutes.toFixed(2))} minutes`;
+}
+
+/** The model, with this temperature on every turn that sets none of its own. */
+export function withTemperature(model: ModelClient, temperature: number): ModelClient {
+  return {
+    id: model.id,
+    contextWindow: model.contextWindow,
+    streamTurn: (request) => model.streamTurn({ ...request, settings: { temperature, ...request.settings } }),
+  };
+}
