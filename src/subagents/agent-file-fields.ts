@@ -32,6 +32,7 @@ export function parseRunFields(fields: Record<string, unknown>): Pick<SubagentDe
     ...(maxTurns !== undefined ? { maxTurns } : {}),
     ...(minutes !== undefined ? { timeoutMs: minutes * 60_000 } : {}),
     ...(typeof fields.temperature === "number" ? { temperature: fields.temperature } : {}),
+    ...(typeof fields.top_p === "number" ? { topP: fields.top_p } : {}),
     ...(Array.isArray(skills) && skills.length > 0 ? { skills } : {}),
   };
 }
@@ -63,6 +64,9 @@ function valueProblem(fields: Record<string, unknown>): string | undefined {
   const temperature = fields.temperature;
   if (temperature !== undefined && !(typeof temperature === "number" && temperature >= 0 && temperature <= 2))
     return `temperature must be a number from 0 to 2 (got ${shown(temperature)})`;
+  const topP = fields.top_p;
+  if (topP !== undefined && !(typeof topP === "number" && topP >= 0 && topP <= 1))
+    return `top_p must be a number from 0 to 1 (got ${shown(topP)})`;
   if (fields.skills !== undefined && typeof namesOf(fields.skills) === "string")
     return "skills must be a list of skill names or a comma-separated string";
   return undefined;
@@ -89,6 +93,30 @@ export function mcpServerTools(value: unknown): string[] | string {
   return (value as string[]).map((name) => `mcp__${name.trim()}`);
 }
 
+/** Qwen Code's `modelConfig` and `runConfig` objects: the words of its files. */
+const QWEN_NESTED: Record<string, Record<string, string>> = {
+  modelConfig: { model: "model", temp: "temperature", temperature: "temperature", top_p: "top_p" },
+  runConfig: { max_turns: "max_turns", max_time_minutes: "timeout_mins" },
+};
+
+/**
+ * Qwen Code's nested fields as the flat ones (`modelConfig.temp` is `temperature`, `runConfig.max_turns`
+ * `max_turns`); a flat field written too wins. A key Qwen's objects do not have stays, as unknown.
+ */
+export function flattenQwenFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const flat: Record<string, unknown> = { ...fields };
+  for (const [object, keys] of Object.entries(QWEN_NESTED)) {
+    const nested = fields[object];
+    if (typeof nested !== "object" || nested === null || Array.isArray(nested)) continue;
+    delete flat[object];
+    for (const [key, value] of Object.entries(nested)) {
+      const flatKey = keys[key] ?? `${object}.${key}`;
+      if (!(flatKey in flat)) flat[flatKey] = value;
+    }
+  }
+  return flat;
+}
+
 /** Fields known to the harnesses that Gantry does not act on; anything else is unknown. */
 const NOT_HONOURED: Record<string, string> = {
   hooks:
@@ -98,6 +126,7 @@ const NOT_HONOURED: Record<string, string> = {
 const KNOWN = new Set([
   ...["name", "description", "tools", "disallowedTools", "model", "permissionMode", "maxTurns", "skills"],
   ...["mcpServers", "background", "isolation", "color", "kind", "max_turns", "timeout_mins", "temperature"],
+  "top_p",
 ]);
 
 /** What the file says that the agent will run without: said by `gantry agents`, never silently dropped. */

@@ -1,4 +1,4 @@
-import type { ModelClient } from "../models/client.js";
+import type { ModelCallSettings, ModelClient } from "../models/client.js";
 import type { AgentRecord } from "./registry.js";
 
 /** Ends the run when the definition's time is up; `expired` says it was the limit, not a kill. */
@@ -19,11 +19,11 @@ export function formatMinutes(ms: number): string {
   return minutes === 1 ? "1 minute" : `${Number(minutes.toFixed(2))} minutes`;
 }
 
-/** The model, with this temperature on every turn that sets none of its own. */
-export function withTemperature(model: ModelClient, temperature: number): ModelClient {
+/** The model, with the agent file's generation settings on every turn that sets none of its own. */
+export function withModelSettings(model: ModelClient, settings: ModelCallSettings): ModelClient {
   return {
     id: model.id,
     contextWindow: model.contextWindow,
-    streamTurn: (request) => model.streamTurn({ ...request, settings: { temperature, ...request.settings } }),
+    streamTurn: (request) => model.streamTurn({ ...request, settings: { ...settings, ...request.settings } }),
   };
 }

@@ -14,7 +14,7 @@ import type { ChildSession, SubagentHost } from "./host.js";
 import type { AgentRecord, AgentState } from "./registry.js";
 import { startRemoteAgent } from "./remote.js";
 import { subagentSection } from "./role-section.js";
-import { formatMinutes, timeLimit, withTemperature } from "./run-limits.js";
+import { formatMinutes, timeLimit, withModelSettings } from "./run-limits.js";
 import { openTranscript, type TranscriptMeta } from "./transcript.js";
 import { FORK_TYPE, type SubagentDefinition } from "./types.js";
 import { finishWorkspace, openAgentWorkspace, type WorktreeReport } from "./workspace.js";
@@ -185,7 +185,7 @@ function planAgent(
     record,
     meta,
     pipeline,
-    model: definition?.temperature === undefined ? model : withTemperature(model, definition.temperature),
+    model: withDefinitionSettings(model, definition),
     workspaceRoot: opened.root,
     child: opened.child,
     maxTurns: definition?.maxTurns ?? host.limits.maxTurns,
@@ -358,3 +358,12 @@ const STATE_FOR_REASON: Record<AgentRunResult["reason"], AgentState> = {
   aborted: "paused",
   error: "failed",
 };
+
+/** An agent file's temperature and top-p on the agent's model calls. */
+function withDefinitionSettings(model: ModelClient, definition: SubagentDefinition | undefined): ModelClient {
+  const settings = {
+    ...(definition?.temperature !== undefined ? { temperature: definition.temperature } : {}),
+    ...(definition?.topP !== undefined ? { topP: definition.topP } : {}),
+  };
+  return Object.keys(settings).length > 0 ? withModelSettings(model, settings) : model;
+}

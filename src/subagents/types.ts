@@ -2,7 +2,13 @@ import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import type { ApprovalMode } from "../policy/modes.js";
-import { fieldWarnings, mcpServerTools, modelSpecOf, parseRunFields } from "./agent-file-fields.js";
+import {
+  fieldWarnings,
+  flattenQwenFields,
+  mcpServerTools,
+  modelSpecOf,
+  parseRunFields,
+} from "./agent-file-fields.js";
 import { parseFrontMatter } from "./front-matter.js";
 
 /**
@@ -44,8 +50,10 @@ export interface SubagentDefinition {
   maxTurns?: number;
   /** How long one run may take (Gemini CLI's `timeout_mins`), in ms; default: no limit of its own. */
   timeoutMs?: number;
-  /** The model's temperature for this agent (Gemini CLI's `temperature`, 0–2). */
+  /** The model's temperature for this agent (Gemini CLI's `temperature`, Qwen Code's `modelConfig.temp`; 0–2). */
   temperature?: number;
+  /** The model's top-p for this agent (Qwen Code's `modelConfig.top_p`; 0–1). */
+  topP?: number;
   /** Where it came from: `builtin`, `session` (define_subagent) or the file path. */
   source: string;
   /**
@@ -107,7 +115,7 @@ export function parseSubagentMarkdown(
           : parsed.message,
     };
   }
-  const fields = parsed.fields;
+  const fields = flattenQwenFields(parsed.fields);
   const name = fields.name ?? path.basename(file, ".md");
   if (typeof name !== "string" || !NAME_PATTERN.test(name)) {
     return {
