@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../agent/events.js";
 import type { AgentRunResult } from "../agent/loop.js";
 import type { ApprovalMode } from "../policy/modes.js";
+import { customCommandPrompt } from "../slash-commands/run.js";
 import { type AgentSession, approvalModeOption, maxTurnsOption, openAgentSession } from "./agent-session.js";
 import { type GlobalOptions, UsageError } from "./options.js";
 import { CUT_ANSWER, eventLine, initLine, resultLine } from "./stream-json.js";
@@ -28,6 +29,9 @@ const EXIT_FOR_REASON: Record<AgentRunResult["reason"], number> = {
   blocked: 1,
   aborted: 130,
 };
+
+/** How long a custom command's shell lines and files may take to fill its prompt. */
+const COMMAND_EXPANSION_MS = 5 * 60_000;
 
 /** `gantry -p "<prompt>"`: one agent run without a terminal UI (the shapes Claude Code users script against). */
 export async function run(positionals: string[], options: GlobalOptions): Promise<number> {
@@ -57,6 +61,15 @@ export async function run(positionals: string[], options: GlobalOptions): Promis
   if ("error" in opened) return fail(request.format, opened.error, started);
   try {
     const denials = collectDenials();
+    // `gantry -p "/review 42"`: a custom command's prompt, as the interactive session makes it
+    const custom = await customCommandPrompt(
+      request.prompt,
+      { root: opened.session.workspace.root, pipeline: opened.session.pipeline },
+      AbortSignal.timeout(COMMAND_EXPANSION_MS),
+    );
+    if (custom && !custom.ok) return fail(request.format, custom.error, started);
+    for (const note of custom?.notes ?? []) process.stderr.write(`gantry: ${note}\n`);
+    if (custom?.ok) request.prompt = custom.text;
     const result = await runWithSignals(opened, request, denials.note);
     writeResult(request.format, result, opened.writer.id, Date.now() - started);
     denials.report();

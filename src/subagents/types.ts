@@ -1,6 +1,7 @@
-import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
+import { filesBelow } from "../config/files-below.js";
 import type { ApprovalMode } from "../policy/modes.js";
 import {
   fieldWarnings,
@@ -183,7 +184,8 @@ export function loadSubagentDefinitions(
   const byName = new Map<string, SubagentDefinition>([[GENERAL_PURPOSE.name, GENERAL_PURPOSE]]);
   const problems: DefinitionProblem[] = [];
   for (const folder of subagentFolders(workspaceRoot, home)) {
-    for (const file of markdownFiles(folder)) {
+    // subfolders too (`.claude/agents/team/validator.md`)
+    for (const file of filesBelow(folder, /\.md$/)) {
       let text: string;
       try {
         text = readFileSync(file, "utf8");
@@ -201,34 +203,6 @@ export function loadSubagentDefinitions(
     }
   }
   return { definitions: [...byName.values()], problems };
-}
-
-/** Subfolders of an agents folder are read too (`.claude/agents/team/validator.md`), a few levels deep. */
-const MAX_AGENT_FOLDER_DEPTH = 4;
-
-function markdownFiles(folder: string, depth = 0): string[] {
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(folder, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  const files: string[] = [];
-  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    const full = path.join(folder, entry.name);
-    // folders are walked as they are, never through a symlink (it could lead anywhere)
-    if (entry.isDirectory() && depth < MAX_AGENT_FOLDER_DEPTH) files.push(...markdownFiles(full, depth + 1));
-    else if (entry.name.endsWith(".md") && isFile(full)) files.push(full);
-  }
-  return files;
-}
-
-function isFile(file: string): boolean {
-  try {
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** The session's subagent types: files (read once), the built-in one and those define_subagent adds. */

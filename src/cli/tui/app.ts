@@ -1,6 +1,7 @@
 import type { ConversationMessage } from "../../agent/conversation.js";
 import type { AgentEvent } from "../../agent/events.js";
 import type { ApprovalMode } from "../../policy/modes.js";
+import { commandsOf } from "../../slash-commands/run.js";
 import type { AgentSession } from "../agent-session.js";
 import { activityEvent, idleActivity, startActivity, stopActivity } from "./activity.js";
 import {
@@ -61,7 +62,8 @@ export function runTui(options: TuiOptions): Promise<number> {
   const input = createPromptInput({
     history: openPromptHistory(options.historyFile),
     files: () => files.paths,
-    commands: SLASH_COMMANDS,
+    // custom commands complete too (those there when the session started; new ones still run)
+    commands: { ...customCommandHelp(root), ...SLASH_COMMANDS },
   });
   const startMode = agent.session.permissions.mode;
   let finished = false;
@@ -274,4 +276,14 @@ export function runTui(options: TuiOptions): Promise<number> {
   }
   jobs.start();
   return exited;
+}
+
+/** `/name` → its description, for completion. */
+function customCommandHelp(root: string): Record<string, string> {
+  const entries = commandsOf({ root }).commands.map((command) => [
+    `/${command.name}`,
+    command.description ??
+      (command.argumentHint ? `/${command.name} ${command.argumentHint}` : "custom command"),
+  ]);
+  return Object.fromEntries(entries);
 }

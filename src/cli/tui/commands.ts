@@ -8,6 +8,8 @@ import {
   MODE_DESCRIPTIONS,
   parseApprovalMode,
 } from "../../policy/modes.js";
+import type { CustomCommand } from "../../slash-commands/catalog.js";
+import { commandsOf, customCommandPrompt } from "../../slash-commands/run.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { AgentSession } from "../agent-session.js";
 import type { DialogOption } from "./dialog.js";
@@ -31,7 +33,8 @@ export const SLASH_COMMANDS: Record<string, string> = {
 };
 
 export function isSlashCommand(line: string): boolean {
-  return /^\/[A-Za-z][\w-]*(\s|$)/.test(line.trim());
+  // `/git:commit`: a custom command's namespace
+  return /^\/[A-Za-z][\w.:-]*(\s|$)/.test(line.trim());
 }
 
 /** `prompt`: an MCP prompt's text, to run as the user's turn. */
@@ -60,7 +63,7 @@ export async function runSlashCommand(line: string, context: CommandContext): Pr
     case "/quit":
       return "exit";
     case "/help":
-      print(helpText());
+      print(helpText(commandsOf(sessionOf(agent)).commands));
       break;
     case "/tools":
       print(toolTable(agent.session.registry));
@@ -102,7 +105,12 @@ export async function runSlashCommand(line: string, context: CommandContext): Pr
       break;
     default: {
       if (!name.startsWith("/mcp__")) {
-        print(`unknown command ${name}; /help lists the commands`);
+        const custom = await customCommandPrompt(line, sessionOf(agent), context.signal);
+        if (custom?.ok) {
+          for (const note of custom.notes) print(note);
+          return { prompt: custom.text };
+        }
+        print(custom ? custom.error : `unknown command ${name}; /help lists the commands`);
         break;
       }
       const expanded = await expandPromptCommand(agent.session.mcp, line, context.signal);
@@ -243,13 +251,25 @@ function truncate(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-export function helpText(): string {
+export function helpText(custom: readonly CustomCommand[] = []): string {
   const width = Math.max(...Object.keys(SLASH_COMMANDS).map((name) => name.length));
-  return [
+  const lines = [
     "Type a request and press Enter; the agent works on it in this workspace.",
     ...Object.entries(SLASH_COMMANDS).map(([name, what]) => `  ${name.padEnd(width)}  ${what}`),
-    "Ctrl-C (or Esc) during a turn stops the turn and returns to the prompt.",
-  ].join("\n");
+  ];
+  if (custom.length > 0) {
+    lines.push("Custom commands (.agents/commands, .claude/commands, .gemini/commands, .qwen/commands):");
+    for (const command of custom) {
+      const usage = `/${command.name}${command.argumentHint ? ` ${command.argumentHint}` : ""}`;
+      lines.push(`  ${usage}  ${command.description ?? ""}`.trimEnd());
+    }
+  }
+  lines.push("Ctrl-C (or Esc) during a turn stops the turn and returns to the prompt.");
+  return lines.join("\n");
+}
+
+function sessionOf(agent: AgentSession) {
+  return { root: agent.session.workspace.root, pipeline: agent.session.pipeline };
 }
 
 /** Enabled tools, one per line: name, display group, safety level. */

@@ -1,4 +1,5 @@
 import type { ToolResult } from "../../tools/contract.js";
+import { commandOutput } from "../../tools/exec/command-output.js";
 import type { Verdict } from "../../tools/gates.js";
 import type { HookEvent, HookSessionFacts } from "../events.js";
 import type { HookRule } from "../rules.js";
@@ -182,20 +183,8 @@ function exitTwo(stderr: string, event: HookEvent): HandlerVerdict {
   }
 }
 
-/**
- * Claude Code's Bash `tool_response` fields: the command's own output as `stdout` (run_command's result
- * without its first line, "Exit code 0 after 0.1s."; standard error comes merged into it, as in a
- * terminal), and whether it was cut short.
- */
+/** Claude Code's Bash `tool_response` fields: the command's own output as `stdout`, and whether it was cut short. */
 function commandResponse(result: ToolResult): Record<string, unknown> {
-  // a command that ended reports its exit; one still running in the background has only its output so far
-  const finished = "exitCode" in result.metadata;
-  const newline = result.text.indexOf("\n");
-  const stdout = finished ? (newline < 0 ? "" : result.text.slice(newline + 1)) : result.text;
-  return {
-    stdout,
-    stderr: "",
-    interrupted: result.errorCode === "aborted" || result.errorCode === "timeout",
-    isImage: false,
-  };
+  const interrupted = result.errorCode === "aborted" || result.errorCode === "timeout";
+  return { stdout: commandOutput(result), stderr: "", interrupted, isImage: false };
 }

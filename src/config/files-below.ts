@@ -1,0 +1,23 @@
+import { type Dirent, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+
+/**
+ * The files of a config folder whose names match, its subfolders too (`.claude/agents/team/validator.md`,
+ * `.gemini/commands/git/commit.toml`) up to `maxDepth` levels, in name order. Folders are walked as they
+ * are, never through a symlink (it could lead anywhere); a symlinked file counts when it is a file.
+ */
+export function filesBelow(folder: string, name: RegExp, maxDepth = 4, depth = 0): string[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(folder, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const files: string[] = [];
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const full = path.join(folder, entry.name);
+    if (entry.isDirectory() && depth < maxDepth) files.push(...filesBelow(full, name, maxDepth, depth + 1));
+    else if (name.test(entry.name) && statSync(full, { throwIfNoEntry: false })?.isFile()) files.push(full);
+  }
+  return files;
+}
