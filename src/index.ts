@@ -3,6 +3,7 @@ export * from "./agent/context.js";
 export * from "./agent/conversation.js";
 export * from "./agent/events.js";
 export * from "./agent/inbox.js";
+export * from "./agent/instructions.js";
 export * from "./agent/loop.js";
 export { loadSettings } from "./config/load.js";
 export type { Settings } from "./config/settings.js";

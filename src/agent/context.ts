@@ -1,5 +1,3 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import type { ArtifactRecord } from "../artifacts/artifacts.js";
 import { artifactsPromptSection } from "../artifacts/format.js";
 import type { ModelClient } from "../models/client.js";
@@ -9,32 +7,7 @@ import { firstSentence } from "../tools/compact.js";
 import type { ToolDeclaration } from "../tools/registry.js";
 import { type Conversation, type ConversationMessage, type ListMemo, memoFor } from "./conversation.js";
 import type { ModelErrorInfo } from "./events.js";
-
-/** Project instruction files read into the system prompt, in this order (SPEC §7). */
-export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", "GEMINI.md", "QWEN.md"] as const;
-const MAX_INSTRUCTION_CHARS = 64 * 1024;
-
-export interface ProjectInstruction {
-  file: string;
-  text: string;
-}
-
-/** Reads the instruction files at the workspace root; each is capped so a huge file cannot fill the context. */
-export function loadProjectInstructions(workspaceRoot: string): ProjectInstruction[] {
-  const found: ProjectInstruction[] = [];
-  for (const name of INSTRUCTION_FILES) {
-    let text: string;
-    try {
-      text = readFileSync(path.join(workspaceRoot, name), "utf8");
-    } catch {
-      continue;
-    }
-    if (text.length > MAX_INSTRUCTION_CHARS)
-      text = `${text.slice(0, MAX_INSTRUCTION_CHARS)}\n[${name} truncated at ${MAX_INSTRUCTION_CHARS} characters]`;
-    if (text.trim() !== "") found.push({ file: name, text });
-  }
-  return found;
-}
+import type { ProjectInstruction } from "./instructions.js";
 
 export interface SystemPromptInput {
   workspaceRoot: string;

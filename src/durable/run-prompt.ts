@@ -1,7 +1,9 @@
+import { homedir } from "node:os";
 import path from "node:path";
-import { buildSystemPrompt, loadProjectInstructions } from "../agent/context.js";
+import { buildSystemPrompt } from "../agent/context.js";
 import { type Conversation, createConversation } from "../agent/conversation.js";
 import type { AgentEvent } from "../agent/events.js";
+import { loadProjectInstructions } from "../agent/instructions.js";
 import { type AgentLoopOptions, type AgentRunResult, runAgentLoop } from "../agent/loop.js";
 import { createSessionEvents } from "../cli/session-events.js";
 import { eventLine, initLine, resultLine } from "../cli/stream-json.js";
@@ -166,7 +168,11 @@ async function runLoop(
           system: buildSystemPrompt({
             workspaceRoot: root,
             declarations,
-            instructions: loadProjectInstructions(root),
+            // the worker's home: its own instructions, as its settings and hooks are
+            instructions: loadProjectInstructions(root, {
+              home: homedir(),
+              isSecret: (rel) => session.workspace.secrets.isSecret(rel),
+            }),
             skills: session.skills.skills,
           }),
           tools: declarations,

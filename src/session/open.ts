@@ -1,6 +1,7 @@
-import { buildSystemPrompt, estimateTokens, loadProjectInstructions } from "../agent/context.js";
+import { buildSystemPrompt, estimateTokens } from "../agent/context.js";
 import { type Conversation, type ConversationMessage, createConversation } from "../agent/conversation.js";
 import type { AgentEvent } from "../agent/events.js";
+import { loadProjectInstructions } from "../agent/instructions.js";
 import { type AgentLoopOptions, type AgentRunResult, runAgentLoop } from "../agent/loop.js";
 import { readSessionArtifacts } from "../artifacts/session-artifacts.js";
 import { createSessionEvents, type SessionEvents } from "../cli/session-events.js";
@@ -119,7 +120,10 @@ export async function openConversation(
     buildSystemPrompt({
       workspaceRoot: session.workspace.root,
       declarations,
-      instructions: loadProjectInstructions(session.workspace.root),
+      instructions: loadProjectInstructions(session.workspace.root, {
+        home: setup.home,
+        isSecret: (rel) => session.workspace.secrets.isSecret(rel),
+      }),
       skills: session.skills.skills,
       artifacts: session.artifacts.list(),
       ...(setup.systemExtra ? { extra: setup.systemExtra } : {}),

@@ -1,5 +1,6 @@
-import { buildSystemPrompt, loadProjectInstructions } from "../agent/context.js";
+import { buildSystemPrompt } from "../agent/context.js";
 import { type Conversation, type ConversationMessage, createConversation } from "../agent/conversation.js";
+import { loadProjectInstructions } from "../agent/instructions.js";
 import type { AgentRunResult } from "../agent/loop.js";
 import { runAgentLoop } from "../agent/loop.js";
 import { hookContextMessage } from "../agent/loop-hooks.js";
@@ -228,7 +229,10 @@ function planAgent(
   const system = buildSystemPrompt({
     workspaceRoot: opened.root,
     declarations: tools,
-    instructions: loadProjectInstructions(opened.root),
+    instructions: loadProjectInstructions(opened.root, {
+      ...(host.deps.home ? { home: host.deps.home } : {}),
+      isSecret: (rel) => host.deps.workspace.secrets.isSecret(rel),
+    }),
     ...(readsSkills && host.deps.skills ? { skills: host.deps.skills.skills } : {}),
     extra: subagentSection(definition, request.role, access.unavailable, host.deps.skills?.skills ?? []),
   });

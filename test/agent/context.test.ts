@@ -3,7 +3,6 @@ import {
   buildSystemPrompt,
   compactionSplit,
   estimateTokens,
-  loadProjectInstructions,
   renderTranscript,
 } from "../../src/agent/context.js";
 import {
@@ -11,6 +10,7 @@ import {
   type ConversationMessage,
   createConversation,
 } from "../../src/agent/conversation.js";
+import { loadProjectInstructions } from "../../src/agent/instructions.js";
 import { contextWindowFor } from "../../src/models/context-windows.js";
 import { createLanguageModel, HOW_TO_CONFIGURE_A_MODEL, parseModelSpec } from "../../src/models/provider.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
