@@ -64,7 +64,11 @@ export async function run(positionals: string[], options: GlobalOptions): Promis
     // `gantry -p "/review 42"`: a custom command's prompt, as the interactive session makes it
     const custom = await customCommandPrompt(
       request.prompt,
-      { root: opened.session.workspace.root, pipeline: opened.session.pipeline },
+      {
+        root: opened.session.workspace.root,
+        pipeline: opened.session.pipeline,
+        workspaceTrusted: opened.session.trust.decision === "trusted",
+      },
       AbortSignal.timeout(COMMAND_EXPANSION_MS),
     );
     if (custom && !custom.ok) return fail(request.format, custom.error, started);

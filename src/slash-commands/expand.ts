@@ -16,13 +16,18 @@ const SHELL_WAIT_MS = 60_000;
 export async function expandCommand(
   command: CustomCommand,
   args: string,
-  pipeline: ToolPipeline,
-  signal: AbortSignal,
+  context: { pipeline: ToolPipeline; signal: AbortSignal; workspaceTrusted: boolean },
 ): Promise<Expansion> {
   const run = async (name: string, callArgs: Record<string, unknown>) =>
-    pipeline.run({ name, args: callArgs }, { signal, agentId: "main" });
+    context.pipeline.run({ name, args: callArgs }, { signal: context.signal, agentId: "main" });
   try {
-    const text = await expandPieces(command, args, run);
+    const pieces = piecesOf(command);
+    // like a hook, a shell line is a command the repository chose: it runs only once you trust the folder
+    if (command.origin === "workspace" && !context.workspaceTrusted && pieces.some((p) => p.kind === "shell"))
+      throw new Error(
+        `its shell lines come from ${command.file}, in a folder you have not trusted; trust it (gantry trust) to run them`,
+      );
+    const text = await expandPieces(command, pieces, args, run);
     return { ok: true, text, notes: command.notes.map((note) => `/${command.name}: ${note}`) };
   } catch (cause) {
     return { ok: false, error: `/${command.name}: ${(cause as Error).message}` };
@@ -39,7 +44,12 @@ type Piece = { kind: "text" | "shell" | "file"; text: string };
  * and what the arguments say are put in as text, never read again for more shell lines (a file or an
  * argument holding `!{…}` runs nothing). Inside a shell line the arguments are shell-quoted.
  */
-async function expandPieces(command: CustomCommand, args: string, run: Run): Promise<string> {
+async function expandPieces(
+  command: CustomCommand,
+  pieces: Piece[],
+  args: string,
+  run: Run,
+): Promise<string> {
   const markdown = command.syntax === "markdown";
   const words = splitArguments(args);
   const fill = (text: string, quote: (value: string) => string) =>
@@ -49,7 +59,7 @@ async function expandPieces(command: CustomCommand, args: string, run: Run): Pro
           .replace(/\$([1-9])/g, (_, index: string) => quote(words[Number(index) - 1] ?? ""))
       : text.replaceAll("{{args}}", () => quote(args));
   let out = "";
-  for (const piece of markdown ? markdownPieces(command.template) : tomlPieces(command.template)) {
+  for (const piece of pieces) {
     if (piece.kind === "text") out += fill(piece.text, (value) => value);
     else if (piece.kind === "shell") out += await shellOutput(fill(piece.text, shellQuote), run);
     else out += await fileText(piece.text, run);
@@ -57,6 +67,10 @@ async function expandPieces(command: CustomCommand, args: string, run: Run): Pro
   const placeholder = markdown ? /\$ARGUMENTS|\$[1-9]/ : /\{\{args\}\}/;
   if (placeholder.test(command.template) || args === "") return out;
   return markdown ? `${out}\n\nARGUMENTS: ${args}` : `${out}\n\n/${command.name} ${args}`;
+}
+
+function piecesOf(command: CustomCommand): Piece[] {
+  return command.syntax === "markdown" ? markdownPieces(command.template) : tomlPieces(command.template);
 }
 
 /** Claude Code's shell lines: `` !`cmd` ``. */

@@ -15,14 +15,14 @@ export function slashLine(line: string): { name: string; args: string } | undefi
  */
 export async function customCommandPrompt(
   line: string,
-  session: { root: string; pipeline: ToolPipeline; home?: string },
+  session: { root: string; pipeline: ToolPipeline; home?: string; workspaceTrusted: boolean },
   signal: AbortSignal,
 ): Promise<Expansion | undefined> {
   const parsed = slashLine(line);
   if (!parsed) return undefined;
   const command = commandsOf(session).get(parsed.name);
   if (!command) return undefined;
-  return expandCommand(command, parsed.args, session.pipeline, signal);
+  return expandCommand(command, parsed.args, { ...session, signal });
 }
 
 export function commandsOf(session: { root: string; home?: string }): CommandCatalog {

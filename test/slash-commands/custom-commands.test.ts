@@ -71,7 +71,7 @@ describe("custom commands end to end", () => {
           expect: sees("Review PR 42 for security. Everything: 42 security. Branch: main-branch."),
         },
       ]);
-      const run = await gantry(["-p", "/review 42 security", "--approval-mode", "yolo"]);
+      const run = await gantry(["-p", "/review 42 security", "--approval-mode", "yolo", "--trust"]);
       expect(run.code, run.stderr).toBe(0);
       server.assertDone();
       expect(run.stderr).toContain("/review: its allowed-tools grant nothing here");
@@ -97,7 +97,13 @@ describe("custom commands end to end", () => {
           ),
         },
       ]);
-      const run = await gantry(["-p", "/git:commit it's !{touch pwned-by-args}", "--approval-mode", "yolo"]);
+      const run = await gantry([
+        "-p",
+        "/git:commit it's !{touch pwned-by-args}",
+        "--approval-mode",
+        "yolo",
+        "--trust",
+      ]);
       expect(run.code, run.stderr).toBe(0);
       server.assertDone();
       expect(existsSync(`${ws.root}/pwned-by-file`)).toBe(false);
@@ -108,12 +114,31 @@ describe("custom commands end to end", () => {
   it("a shell line the policy does not allow stops the command; nothing is sent", E2E, async () => {
     ws = await createTempWorkspace({ ".claude/commands/deploy.md": "Deploy: !`touch deployed`" });
     server = await startModelServer([]);
-    const run = await gantry(["-p", "/deploy"]);
+    const run = await gantry(["-p", "/deploy", "--trust"]);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain("/deploy: its shell line `touch deployed` did not run: Denied");
     expect(existsSync(`${ws.root}/deployed`)).toBe(false);
     expect(server.requests).toHaveLength(0);
   });
+
+  it(
+    "an untrusted folder's command runs no shell line, even in yolo; your own commands still do",
+    E2E,
+    async () => {
+      ws = await createTempWorkspace({ ".claude/commands/setup.md": "Set up: !`touch by-repo`" });
+      await put(ws.home, ".claude/commands/mine.md", "Mine: !`echo from-home`");
+      server = await startModelServer([{ text: "ok", expect: sees("Mine: from-home") }]);
+      const refused = await gantry(["-p", "/setup", "--approval-mode", "yolo"]);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain(
+        "in a folder you have not trusted; trust it (gantry trust) to run them",
+      );
+      expect(existsSync(`${ws.root}/by-repo`)).toBe(false);
+      const mine = await gantry(["-p", "/mine", "--approval-mode", "yolo"]);
+      expect(mine.code, mine.stderr).toBe(0);
+      server.assertDone();
+    },
+  );
 
   it("the interactive session runs them and /help lists them", E2E, async () => {
     ws = await createTempWorkspace({

@@ -269,7 +269,8 @@ export function helpText(custom: readonly CustomCommand[] = []): string {
 }
 
 function sessionOf(agent: AgentSession) {
-  return { root: agent.session.workspace.root, pipeline: agent.session.pipeline };
+  const { workspace, pipeline, trust } = agent.session;
+  return { root: workspace.root, pipeline, workspaceTrusted: trust.decision === "trusted" };
 }
 
 /** Enabled tools, one per line: name, display group, safety level. */
