@@ -3,6 +3,8 @@ import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { PROTECTED_CONFIG_FOLDERS, PROTECTED_CONFIG_ROOT_FILES } from "../../workspace/protected.js";
 import type { Workspace } from "../../workspace/workspace.js";
+import { gitControlPaths } from "./git-layout.js";
+import { pinCommonDirs } from "./git-pins.js";
 import { credentialRules } from "./sandbox-credentials.js";
 import type { SandboxSettings } from "./sandbox-settings.js";
 
@@ -71,8 +73,8 @@ export async function sandboxUnavailableReason(): Promise<string | undefined> {
 
 /**
  * Commands under @anthropic-ai/sandbox-runtime (bubblewrap on Linux): the workspace writable, the rest
- * read-only, the workspace's secret files unreadable, the agent's hooks and settings files read-only,
- * network only through the runtime's proxy to the allowed domains.
+ * read-only, the workspace's secret files unreadable, the agent's hooks and settings files and git's
+ * settings and hooks (git-layout.ts) read-only, network only through the runtime's proxy to the allowed domains.
  */
 export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
   const { workspace, settings } = options;
@@ -101,13 +103,21 @@ export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
         );
       }
       const credentials = credentialRules(workspace.root, secrets.nestedGitEntries, options.homes ?? []);
+      const writable = [workspace.root, ...(settings.allowWrite ?? [])];
+      // the runtime's own git rules follow Gantry's working folder, not the workspace
+      const gitPaths = gitControlPaths(workspace.root, secrets.nestedGitEntries);
+      const unpin = pinCommonDirs(gitPaths, writable);
+      const denyWrite = [
+        ...gitPaths,
+        ...(options.allowAgentConfigEdits ? [] : protectedConfigPaths(workspace)),
+      ];
       const commandLine = await SandboxManager.wrapWithSandbox(
         command,
         "bash",
         {
           filesystem: {
-            allowWrite: [workspace.root, ...(settings.allowWrite ?? [])],
-            denyWrite: options.allowAgentConfigEdits ? [] : protectedConfigPaths(workspace),
+            allowWrite: writable,
+            denyWrite,
             denyRead: [...secrets.paths, ...credentials.denyRead, ...(settings.denyRead ?? [])],
           },
           network: { allowedDomains: [], deniedDomains: settings.deniedDomains ?? [] },
@@ -115,7 +125,10 @@ export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
         },
         undefined,
         { commandId, commandText: command },
-      );
+      ).catch((cause) => {
+        unpin();
+        throw cause;
+      });
       const allowed = settings.allowedDomains ?? [];
       if (allowed.length > 0)
         SandboxManager.registerCommandNetworkLists(commandId, { allowedDomains: allowed });
@@ -123,6 +136,7 @@ export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
         SandboxManager.unregisterCommandNetworkLists(commandId);
         // removes the placeholders bwrap made for deny paths that did not exist (once no sandbox runs)
         SandboxManager.cleanupAfterCommand();
+        unpin();
       };
       return { commandLine, release };
     },
