@@ -62,3 +62,15 @@ export function createAnsiStripper(): AnsiStripper {
     },
   };
 }
+
+/** C0 controls but newline and tab, DEL, and the C1 controls (a UTF-8 terminal may act on those too). */
+const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text from a hook (or any other program) for the user's terminal, its control characters spelt out as
+ * `\xNN`: an escape shows as text and can neither set the clipboard (OSC 52), the title, nor move the
+ * cursor over what is already on the screen; a carriage return cannot hide the start of its line.
+ */
+export function showControls(text: string): string {
+  return text.replace(TERMINAL_CONTROLS, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
