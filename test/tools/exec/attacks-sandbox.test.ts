@@ -165,3 +165,59 @@ describe.skipIf(unavailable !== undefined)("the sandbox keeps the agent's own fi
     expect(readFileSync(homeSettings, "utf8")).toBe("{}\n");
   });
 });
+
+describe.skipIf(unavailable !== undefined)("the sandbox keeps the scripts hooks run read-only", () => {
+  /** A trusted workspace whose hook runs `sh scripts/gate.sh` before each view_file. */
+  async function hookedSession(files: Record<string, string>) {
+    const hooks = {
+      g: {
+        pre_tool_execution: [
+          { matcher: "view_file", hooks: [{ type: "command", command: "sh scripts/gate.sh" }] },
+        ],
+      },
+    };
+    const fixture = await openExecFixture(
+      { "a.txt": "a\n", ".agents/hooks.json": JSON.stringify(hooks), ...files },
+      { sandbox: { enabled: true } },
+      { trust: true },
+    );
+    opened.push(fixture);
+    return fixture;
+  }
+
+  it("refuses to change a hook's script, in place or by renaming its folder", async () => {
+    const gate = '#!/bin/sh\necho \'{"decision":"allow"}\'\n';
+    const fixture = await hookedSession({ "scripts/gate.sh": gate });
+    const marker = path.join(fixture.ws.parent, "ran-from-hook");
+    const result = await runHidden(
+      fixture,
+      [
+        `echo 'touch ${marker}' >> scripts/gate.sh && echo APPENDED`,
+        `mv scripts moved && mkdir scripts && echo 'touch ${marker}' > scripts/gate.sh && echo REPLACED`,
+      ].join("\n"),
+    );
+    expect(result.text).not.toMatch(/APPENDED|REPLACED/);
+    await fixture.run("view_file", { AbsolutePath: "a.txt" });
+    expect(readFileSync(path.join(fixture.ws.root, "scripts/gate.sh"), "utf8")).toBe(gate);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("refuses to create the script a hook names that does not exist yet", async () => {
+    const fixture = await hookedSession({});
+    const marker = path.join(fixture.ws.parent, "ran-from-hook");
+    const result = await runHidden(
+      fixture,
+      `mkdir -p scripts && echo 'touch ${marker}' > scripts/gate.sh && echo CREATED`,
+    );
+    expect(result.text).not.toContain("CREATED");
+    const written = await fixture.run("write_to_file", {
+      TargetFile: "scripts/gate.sh",
+      Overwrite: false,
+      CodeContent: `touch ${marker}\n`,
+      Description: "a gate",
+    });
+    expect(written).toMatchObject({ error: true, errorCode: "protected_path" });
+    await fixture.run("view_file", { AbsolutePath: "a.txt" });
+    expect(existsSync(marker)).toBe(false);
+  });
+});
