@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runGantry } from "../support/cli.js";
+import { type ModelServer, startModelServer } from "../support/model-server.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
 
 /**
@@ -11,9 +12,12 @@ import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js
  */
 
 let ws: TempWorkspace | undefined;
+let server: ModelServer | undefined;
 afterEach(async () => {
+  await server?.close();
   await ws?.cleanup();
   ws = undefined;
+  server = undefined;
 });
 
 // ESC ] 52 (clipboard), BEL, ESC [ 2J (clear screen), the 8-bit CSI, a carriage return
@@ -75,6 +79,46 @@ describe("escape sequences a hook prints reach the user's terminal only as text"
     const run = await viewFileWithHooks();
     expect(run.stderr).toMatch(/exited with 1: before/);
     expect(run.stderr.match(/\\x1b\]52;c;/g)?.length).toBe(2);
+    expect(run.stderr).not.toMatch(RAW_CONTROL);
+  });
+});
+
+describe("a headless run's output shows escapes as text", () => {
+  it("spells out the escapes of a prompt-injected model's answer and of a hook's deny reason", {
+    timeout: 120_000,
+  }, async () => {
+    ws = await createTempWorkspace({ "a.txt": "a\n" });
+    const reason = `{"decision":"deny","reason":"${HOSTILE}"}`;
+    writeHome(".agents/hooks.json", {
+      g: {
+        pre_tool_execution: [
+          { matcher: "", hooks: [{ type: "command", command: `printf '%s' '${reason}'` }] },
+        ],
+      },
+    });
+    const answer = JSON.parse(`"${HOSTILE}"`) as string;
+    server = await startModelServer([
+      { toolCalls: [{ name: "view_file", args: { AbsolutePath: path.join(ws.root, "a.txt") } }] },
+      { text: answer },
+    ]);
+    const run = await runGantry(
+      [
+        "-p",
+        "read a.txt",
+        "--model",
+        "openai:test-model",
+        "--base-url",
+        server.baseUrl("openai"),
+        "--workspace",
+        ws.root,
+      ],
+      { env: { HOME: ws.home, OPENAI_API_KEY: "test-key" }, timeoutMs: 60_000 },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    server.assertDone();
+    expect(run.stdout).toContain("before\\x1b]52;c;");
+    expect(run.stderr).toContain("denied in this run");
+    expect(run.stdout).not.toMatch(RAW_CONTROL);
     expect(run.stderr).not.toMatch(RAW_CONTROL);
   });
 });

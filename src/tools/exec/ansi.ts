@@ -63,8 +63,8 @@ export function createAnsiStripper(): AnsiStripper {
   };
 }
 
-/** C0 controls but newline and tab, DEL, and the C1 controls (a UTF-8 terminal may act on those too). */
-const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+/** C0 controls but newline, tab and a CR ending a line, DEL, and C1 (a UTF-8 terminal may act on those too). */
+const TERMINAL_CONTROLS = /\r(?!\n)|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
 
 /**
  * Text from a hook (or any other program) for the user's terminal, its control characters spelt out as
