@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { pidNamespaceArgs } from "../../../src/tools/exec/process-tree.js";
 import { sandboxUnavailableReason } from "../../../src/tools/exec/sandbox.js";
+import { HAS_TMUX, startGantryInTmux } from "../../support/tmux.js";
 import { type ExecFixture, openExecFixture, pidsWith, uniqueMarker, waitFor } from "./helpers.js";
 
 /**
@@ -83,5 +84,43 @@ describe.skipIf(pidNamespaceArgs() === null)("a command cannot reach Gantry's ow
         expect(result.text).not.toMatch(/GANTRY-VISIBLE|ENVIRON-READ|CWD-LISTED/);
       },
     );
+  }
+});
+
+describe.skipIf(!HAS_TMUX)("a command has no controlling terminal", () => {
+  // TIOCSTI on the controlling terminal types into the user's shell: what it typed would run after Gantry
+  const stuff = [
+    "import fcntl, os, termios",
+    "try:",
+    "    fd = os.open('/dev/tty', os.O_WRONLY)",
+    "    for c in 'zq' + '-stuffed-zq': fcntl.ioctl(fd, termios.TIOCSTI, c.encode())",
+    "except OSError as error: print('refused', error.errno)",
+  ].join("\n");
+  const script = `python3 -c "$(echo ${Buffer.from(stuff).toString("base64")} | base64 -d)"; echo tried`;
+
+  for (const sandbox of unavailable === undefined ? [false, true] : [false]) {
+    it(`cannot type into the terminal Gantry runs in through /dev/tty (${sandbox ? "sandbox" : "no sandbox"})`, async () => {
+      const each = await fixture();
+      const args = JSON.stringify({ CommandLine: script, Cwd: ".", WaitMsBeforeAsync: 20_000 });
+      const flags = [
+        "--workspace",
+        each.ws.root,
+        "--approval-mode",
+        "yolo",
+        ...(sandbox ? ["--sandbox"] : []),
+      ];
+      const terminal = await startGantryInTmux(["tool", "run_command", args, ...flags], {
+        env: { HOME: each.ws.home },
+        width: 200,
+      });
+      try {
+        expect(await terminal.waitForExit(60_000)).toBe(0);
+        const screen = await terminal.screen();
+        expect(screen).toContain("refused 6");
+        expect(screen).not.toContain("zq-stuffed-zq");
+      } finally {
+        await terminal.close();
+      }
+    });
   }
 });

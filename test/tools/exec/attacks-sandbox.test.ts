@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { sandboxUnavailableReason } from "../../../src/tools/exec/sandbox.js";
@@ -221,3 +222,33 @@ describe.skipIf(unavailable !== undefined)("the sandbox keeps the scripts hooks 
     expect(existsSync(marker)).toBe(false);
   });
 });
+
+describe.skipIf(unavailable !== undefined)(
+  "the sandbox keeps the network and local sockets out of reach",
+  () => {
+    it("reaches neither a loopback server by raw TCP (past the proxy) nor a Unix socket such as an ssh agent's", async () => {
+      const fixture = await openExecFixture({}, { sandbox: { enabled: true } });
+      opened.push(fixture);
+      const socketPath = path.join(fixture.ws.parent, "agent.sock");
+      const unix = createServer((connection) => connection.end("SOCKET-ANSWERED\n"));
+      const tcp = createServer((connection) => connection.end("TCP-ANSWERED\n"));
+      await new Promise<void>((resolve) => unix.listen(socketPath, resolve));
+      await new Promise<void>((resolve) => tcp.listen(0, "127.0.0.1", resolve));
+      const port = (tcp.address() as AddressInfo).port;
+      try {
+        const script = [
+          `(exec 3<>/dev/tcp/127.0.0.1/${port}; cat <&3)`,
+          `python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.connect('${socketPath}'); print(s.recv(64).decode())"`,
+          `SSH_AUTH_SOCK=${socketPath} ssh-add -l`,
+          "echo done",
+        ].join("\n");
+        const result = await runHidden(fixture, script);
+        expect(result.text).toContain("done");
+        expect(result.text).not.toMatch(/TCP-ANSWERED|SOCKET-ANSWERED/);
+      } finally {
+        unix.close();
+        tcp.close();
+      }
+    });
+  },
+);
