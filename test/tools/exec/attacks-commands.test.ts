@@ -1,3 +1,5 @@
+import { existsSync, mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { pidNamespaceArgs } from "../../../src/tools/exec/process-tree.js";
 import { sandboxUnavailableReason } from "../../../src/tools/exec/sandbox.js";
@@ -123,4 +125,41 @@ describe.skipIf(!HAS_TMUX)("a command has no controlling terminal", () => {
       }
     });
   }
+});
+
+describe("a repository cannot point Gantry's command logs elsewhere", () => {
+  for (const link of [".agents/tmp/commands", ".agents/tmp"]) {
+    it(`neither writes logs into nor prunes the folder a shipped ${link} link names`, async () => {
+      const each = await fixture();
+      const victim = path.join(each.ws.parent, "victim");
+      mkdirSync(path.join(victim, "old-folder"), { recursive: true });
+      writeFileSync(path.join(victim, "old-folder/data"), "precious\n");
+      writeFileSync(path.join(victim, "old.txt"), "precious\n");
+      const threeDaysAgo = new Date(Date.now() - 3 * 24 * 3600 * 1000);
+      for (const entry of ["old.txt", "old-folder"])
+        utimesSync(path.join(victim, entry), threeDaysAgo, threeDaysAgo);
+      mkdirSync(path.dirname(path.join(each.ws.root, link)), { recursive: true });
+      symlinkSync(victim, path.join(each.ws.root, link));
+      // past the output limit the full output would go to a log under the link
+      const result = await run(each, "seq 1 60000");
+      expect(result.metadata.truncated).toBe(true);
+      expect(result.metadata.fullOutputPath).toBeUndefined();
+      expect(result.text).toContain("the full output could not be saved");
+      expect(readdirSync(victim).sort()).toEqual(["old-folder", "old.txt"]);
+      expect(existsSync(path.join(victim, "old-folder/data"))).toBe(true);
+    });
+  }
+
+  it("prunes only its own day-old session folders from the real log folder", async () => {
+    const each = await fixture();
+    const logs = path.join(each.ws.root, ".agents/tmp/commands");
+    const threeDaysAgo = new Date(Date.now() - 3 * 24 * 3600 * 1000);
+    for (const name of ["2026-01-01-0123abcd", "notes"]) {
+      mkdirSync(path.join(logs, name), { recursive: true });
+      utimesSync(path.join(logs, name), threeDaysAgo, threeDaysAgo);
+    }
+    await run(each, "seq 1 60000");
+    expect(readdirSync(logs)).toContain("notes");
+    expect(readdirSync(logs)).not.toContain("2026-01-01-0123abcd");
+  });
 });
