@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { copyFile, mkdir, realpath, rm } from "node:fs/promises";
+import { copyFile, lstat, mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { runGit as git } from "../workspace/git.js";
@@ -95,13 +95,24 @@ export async function createAgentWorktree(
   } catch {
     throw new Error(`the repository ${repoRoot} has no commit yet; a worktree needs one`);
   }
-  await mkdir(baseFolder, { recursive: true });
   const dir = path.join(
-    await realpath(baseFolder),
+    await privateFolder(baseFolder),
     `${path.basename(repoRoot)}-${agentId}-${randomBytes(3).toString("hex")}`,
   );
   await git(repoRoot, ["worktree", "add", "--detach", dir, base]);
   return { path: dir, repoRoot, base };
+}
+
+/**
+ * `folder` when it is a real folder of this user that no one else may write in; else a fresh private
+ * one beside the temp folder's: in a shared temp folder another user may have made it first (a link to
+ * their own folder, or one open to all) to change an agent's files, and so the patch it brings back.
+ */
+async function privateFolder(folder: string): Promise<string> {
+  await mkdir(folder, { recursive: true, mode: 0o700 });
+  const info = await lstat(folder);
+  const ours = info.isDirectory() && info.uid === process.getuid?.() && (info.mode & 0o022) === 0;
+  return ours ? realpath(folder) : mkdtemp(path.join(tmpdir(), "gantry-worktrees-"));
 }
 
 /** Every change in the worktree (tracked, new and deleted files) as one patch against its base. */
