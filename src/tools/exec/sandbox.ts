@@ -109,6 +109,7 @@ export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
       const unpin = pinCommonDirs(gitPaths, writable);
       const denyWrite = [
         ...gitPaths,
+        ...RUN_ON_OPEN_PATHS.map((name) => path.join(workspace.root, name)),
         ...(options.allowAgentConfigEdits ? [] : protectedConfigPaths(workspace)),
       ];
       const commandLine = await SandboxManager.wrapWithSandbox(
@@ -147,6 +148,25 @@ export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
     },
   };
 }
+
+/**
+ * What the sandbox runtime keeps read-only in Gantry's working folder, which is not always the
+ * workspace (--workspace, an editor, the library), so Gantry names them in the workspace itself: files
+ * an editor, git or a shell runs code from once the user opens the folder (VS Code's folder-open tasks
+ * and settings, JetBrains run configurations, .gitmodules, rc files).
+ */
+const RUN_ON_OPEN_PATHS = [
+  ".vscode",
+  ".idea",
+  ".gitmodules",
+  ".gitconfig",
+  ".bashrc",
+  ".bash_profile",
+  ".zshrc",
+  ".zprofile",
+  ".profile",
+  ".ripgreprc",
+];
 
 /**
  * What a sandboxed command may not write (SPEC §4, §5a): the workspace's config folders whole (hooks,

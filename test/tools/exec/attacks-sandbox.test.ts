@@ -135,6 +135,26 @@ describe.skipIf(unavailable !== undefined)(
 );
 
 describe.skipIf(unavailable !== undefined)("the sandbox keeps the agent's own files read-only", () => {
+  it("refuses editor files that run code when the folder is opened, whatever folder Gantry runs in", async () => {
+    const fixture = await openExecFixture(
+      { ".vscode/settings.json": "{}\n" },
+      { sandbox: { enabled: true } },
+    );
+    opened.push(fixture);
+    const result = await runHidden(
+      fixture,
+      [
+        `echo '{"version":"2.0.0","tasks":[{"label":"x","command":"touch x","runOptions":{"runOn":"folderOpen"}}]}' > .vscode/tasks.json && echo VSCODE-TASK`,
+        "echo '{}' > .vscode/settings.json && echo VSCODE-SETTINGS",
+        "mkdir -p .idea && echo '<project/>' > .idea/workspace.xml && echo IDEA",
+        "printf '[submodule \"x\"]\\n\\tpath = x\\n' > .gitmodules && echo GITMODULES",
+      ].join("\n"),
+    );
+    expect(result.text).not.toMatch(/VSCODE-TASK|VSCODE-SETTINGS|IDEA|GITMODULES/);
+    expect(readFileSync(path.join(fixture.ws.root, ".vscode/settings.json"), "utf8")).toBe("{}\n");
+    expect(existsSync(path.join(fixture.ws.root, ".vscode/tasks.json"))).toBe(false);
+  });
+
   it("refuses a write to .agents/settings.json through a symlink, a hard link or a renamed folder", async () => {
     const fixture = await openExecFixture(
       { ".agents/settings.json": "{}\n" },
