@@ -83,6 +83,25 @@ describe("escape sequences a hook prints reach the user's terminal only as text"
   });
 });
 
+describe("a Claude Code hook's continue: false with suppressOutput", () => {
+  it("stops the call as Claude Code does, with its stop reason's escapes spelt out", async () => {
+    ws = await createTempWorkspace({ "a.txt": "a\n" });
+    const answer = `{"continue":false,"stopReason":"${HOSTILE}","suppressOutput":true}`;
+    writeHome(".claude/settings.json", {
+      hooks: {
+        PreToolUse: [{ matcher: "", hooks: [{ type: "command", command: `printf '%s' '${answer}'` }] }],
+      },
+    });
+    const run = await viewFileWithHooks();
+    const result = JSON.parse(run.stdout);
+    expect(result.error).toBe(true);
+    expect(result.text).not.toContain("    1\ta");
+    expect(JSON.stringify(result.metadata.stopRun)).toContain("before\\\\x1b]52");
+    expect(JSON.stringify(result.metadata.stopRun)).not.toMatch(/\\u001b|\\u0007/);
+    expect(run.stderr).not.toMatch(RAW_CONTROL);
+  });
+});
+
 describe("a headless run's output shows escapes as text", () => {
   it("spells out the escapes of a prompt-injected model's answer and of a hook's deny reason", {
     timeout: 120_000,
