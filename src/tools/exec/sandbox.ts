@@ -194,7 +194,8 @@ const MAX_WALKED_ENTRIES = 50_000;
  * The workspace's secret files and folders, judged by the same guard as the file tools. `.git` is
  * left readable so git works inside the sandbox (its credentials are masked: sandbox-credentials.ts);
  * `nestedGitEntries` are the `.git` folders and files found below the root. Files created after the
- * walk are not covered, and the walk stops after `maxEntries` entries (`complete: false`: the caller says so).
+ * walk are not covered, and the walk (breadth first) stops after `maxEntries` entries (`complete: false`:
+ * the caller says so).
  */
 export function secretPathsIn(
   workspace: Workspace,
@@ -204,29 +205,28 @@ export function secretPathsIn(
   const nestedGitEntries: string[] = [];
   let scanned = 0;
   let complete = true;
-  const walk = (folder: string, rel: string) => {
+  // breadth first: a repository's deep folders cannot spend the budget before the shallow secrets are seen
+  const queue: { folder: string; rel: string }[] = [{ folder: workspace.root, rel: "" }];
+  for (let at = 0; at < queue.length && complete; at++) {
+    const { folder, rel } = queue[at] as { folder: string; rel: string };
     let entries: import("node:fs").Dirent[];
     try {
       entries = readdirSync(folder, { withFileTypes: true });
     } catch {
-      return;
+      continue;
     }
     for (const entry of entries) {
       if (scanned >= maxEntries) {
         complete = false;
-        return;
+        break;
       }
       scanned++;
       const entryRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
       if (entry.name === ".git" && rel !== "") nestedGitEntries.push(path.join(folder, entry.name));
       if (SKIPPED_FOLDERS.has(entry.name)) continue;
-      if (workspace.secrets.isSecret(entryRel)) {
-        paths.push(path.join(folder, entry.name));
-        continue;
-      }
-      if (entry.isDirectory()) walk(path.join(folder, entry.name), entryRel);
+      if (workspace.secrets.isSecret(entryRel)) paths.push(path.join(folder, entry.name));
+      else if (entry.isDirectory()) queue.push({ folder: path.join(folder, entry.name), rel: entryRel });
     }
-  };
-  walk(workspace.root, "");
+  }
   return { paths, complete, scanned, nestedGitEntries };
 }

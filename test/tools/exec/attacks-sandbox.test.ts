@@ -3,7 +3,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { sandboxUnavailableReason } from "../../../src/tools/exec/sandbox.js";
+import { sandboxUnavailableReason, secretPathsIn } from "../../../src/tools/exec/sandbox.js";
+import { openWorkspace } from "../../../src/workspace/workspace.js";
+import { createTempWorkspace } from "../../support/workspace.js";
 import { type ExecFixture, openExecFixture } from "./helpers.js";
 
 /**
@@ -272,3 +274,21 @@ describe.skipIf(unavailable !== undefined)(
     });
   },
 );
+
+describe("the sandbox's scan for secret files against a repository that floods it", () => {
+  it("finds the secret files at the root before it walks deep folders", async () => {
+    // made first, so listed first: 30 folders of 20 files, where a walk that goes deep first spends its budget
+    const files: Record<string, string> = {};
+    for (let folder = 0; folder < 30; folder++)
+      for (let file = 0; file < 20; file++) files[`f${folder}/x${file}.txt`] = "x\n";
+    files["server.pem"] = "KEY\n"; // listed after the f folders, in creation or name order
+    const ws = await createTempWorkspace(files);
+    try {
+      const scan = secretPathsIn(openWorkspace(ws.root), 100);
+      expect(scan.complete).toBe(false);
+      expect(scan.paths.map((found) => path.relative(ws.root, found))).toEqual(["server.pem"]);
+    } finally {
+      await ws.cleanup();
+    }
+  });
+});
