@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, symlinkSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgentWorktree, removeAgentWorktree } from "../../src/subagents/worktree.js";
@@ -36,6 +36,8 @@ describe("agent worktrees in a planted folder", () => {
       } finally {
         await removeAgentWorktree(worktree);
       }
+      // the private folder made instead goes with it
+      expect(existsSync(path.dirname(worktree.path))).toBe(false);
     }
   });
 });
