@@ -171,7 +171,8 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     limits: settings.limits,
     secrets: loaded.secrets.user,
     ...(loaded.secrets.workspace ? { workspaceSecrets: loaded.secrets.workspace } : {}),
-    protectedPaths: [...scriptsOfHooks(allHooks, root), ...userConfigFolders(home)],
+    // a script a hook names is protected before it exists: the agent creating it would run code unsandboxed
+    protectedPaths: [...scriptsOfHooks(allHooks, root, { includeMissing: true }), ...userConfigFolders(home)],
   });
   const inbox = createAgentInbox();
   const skills = lazySkillCatalog({ root, home });

@@ -2,6 +2,7 @@ import type { AgentEvent } from "../agent/events.js";
 import type { AgentRunResult } from "../agent/loop.js";
 import type { ApprovalMode } from "../policy/modes.js";
 import { customCommandPrompt } from "../slash-commands/run.js";
+import { showControls } from "../tools/exec/ansi.js";
 import { type AgentSession, approvalModeOption, maxTurnsOption, openAgentSession } from "./agent-session.js";
 import { type GlobalOptions, UsageError } from "./options.js";
 import { CUT_ANSWER, eventLine, initLine, resultLine } from "./stream-json.js";
@@ -152,7 +153,9 @@ function collectDenials() {
       if (!first) return;
       const tools = [...new Set(denied.map((call) => call.tool))].join(", ");
       const count = denied.length === 1 ? "1 tool call was" : `${denied.length} tool calls were`;
-      process.stderr.write(`gantry: ${count} denied in this run (${tools}); the first: ${first.text}\n`);
+      process.stderr.write(
+        `gantry: ${count} denied in this run (${tools}); the first: ${showControls(first.text)}\n`,
+      );
     },
   };
 }
@@ -164,7 +167,7 @@ function showEvent(format: OutputFormat, event: AgentEvent, sessionId: string): 
   }
   if (event.type !== "error") return;
   const retry = event.retryInMs !== undefined ? ` (retrying in ${(event.retryInMs / 1000).toFixed(1)}s)` : "";
-  process.stderr.write(`gantry: ${event.error.message}${retry}\n`);
+  process.stderr.write(`gantry: ${showControls(event.error.message)}${retry}\n`);
 }
 
 function writeResult(
@@ -174,7 +177,8 @@ function writeResult(
   durationMs: number,
 ): void {
   if (format === "text") {
-    if (result.text) process.stdout.write(`${result.text}\n`);
+    // the model's text (a prompt-injected one's) must not drive the terminal: escapes are shown as text
+    if (result.text) process.stdout.write(`${showControls(result.text)}\n`);
     if (result.reason === "max_turns")
       process.stderr.write(`gantry: stopped at the turn limit (${result.turns} turns)\n`);
     if (result.reason === "max_tokens") process.stderr.write(`gantry: ${CUT_ANSWER}\n`);

@@ -1,3 +1,4 @@
+import { showControls } from "../tools/exec/ansi.js";
 import { type GateDecision, strictest } from "../tools/gates.js";
 import type { HandlerVerdict, HookDialect } from "./dialects/dialect.js";
 import type { HookEvent, HookSessionFacts } from "./events.js";
@@ -139,8 +140,9 @@ export function createVerdictAggregate(args: Record<string, unknown>, phase: "be
 
 /** Records a verdict's user-facing parts: its systemMessage, and the first stop. */
 export function noteFor(notes: HookNotes, source: string, verdict: HandlerVerdict): void {
-  if (verdict.systemMessage) notes.messages.push(`${source}: ${verdict.systemMessage}`);
-  if (verdict.stop !== undefined && !notes.stop) notes.stop = { source, reason: verdict.stop };
+  // shown to the user (stderr, the terminal UI): escapes as text, never acted on
+  if (verdict.systemMessage) notes.messages.push(`${source}: ${showControls(verdict.systemMessage)}`);
+  if (verdict.stop !== undefined && !notes.stop) notes.stop = { source, reason: showControls(verdict.stop) };
 }
 
 /** The first decision with the strictest verdict, so an allow still names the hook that gave it. */

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ModelClient } from "../models/client.js";
+import { showControls } from "../tools/exec/ansi.js";
 import { shellLevel } from "../tools/exec/process-tree.js";
 import { fileDigest } from "../trust/digest.js";
 import { createBackgroundHandlers } from "./background.js";
@@ -87,7 +88,9 @@ export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
     transcriptPath: options.transcriptPath ?? "",
   };
   const environmentId = options.environmentId ?? `env_${randomUUID().slice(0, 8)}`;
-  const log = options.log ?? ((line: string) => void process.stderr.write(`gantry: ${line}\n`));
+  const sink = options.log ?? ((line: string) => void process.stderr.write(`gantry: ${line}\n`));
+  // every line carries text a hook wrote (a message, its stderr): the user's terminal must not act on it
+  const log = (line: string) => sink(showControls(line));
   const baseEnv = options.env ?? process.env;
   const maxOutputBytes = options.maxOutputBytes ?? ONE_MIB;
   const session = (): HookSessionFacts => ({

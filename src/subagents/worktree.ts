@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { copyFile, mkdir, realpath, rm } from "node:fs/promises";
+import { copyFile, lstat, mkdir, mkdtemp, realpath, rm, rmdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { runGit as git } from "../workspace/git.js";
@@ -95,13 +95,26 @@ export async function createAgentWorktree(
   } catch {
     throw new Error(`the repository ${repoRoot} has no commit yet; a worktree needs one`);
   }
-  await mkdir(baseFolder, { recursive: true });
   const dir = path.join(
-    await realpath(baseFolder),
+    await privateFolder(baseFolder),
     `${path.basename(repoRoot)}-${agentId}-${randomBytes(3).toString("hex")}`,
   );
   await git(repoRoot, ["worktree", "add", "--detach", dir, base]);
   return { path: dir, repoRoot, base };
+}
+
+/**
+ * `folder` when it is a real folder of this user that no one else may write in; else a fresh private
+ * one beside the temp folder's: in a shared temp folder another user may have made it first (a link to
+ * their own folder, or one open to all) to change an agent's files, and so the patch it brings back.
+ */
+const PRIVATE_FOLDER_PREFIX = "gantry-worktrees-";
+
+async function privateFolder(folder: string): Promise<string> {
+  await mkdir(folder, { recursive: true, mode: 0o700 });
+  const info = await lstat(folder);
+  const ours = info.isDirectory() && info.uid === process.getuid?.() && (info.mode & 0o022) === 0;
+  return ours ? realpath(folder) : mkdtemp(path.join(tmpdir(), PRIVATE_FOLDER_PREFIX));
 }
 
 /** Every change in the worktree (tracked, new and deleted files) as one patch against its base. */
@@ -127,6 +140,9 @@ export async function removeAgentWorktree(worktree: AgentWorktree): Promise<void
     await rm(worktree.path, { recursive: true, force: true });
     await git(worktree.repoRoot, ["worktree", "prune"]).catch(() => undefined);
   }
+  // the private folder privateFolder made for it goes too once empty (rmdir leaves a used one alone)
+  const folder = path.dirname(worktree.path);
+  if (path.basename(folder).startsWith(PRIVATE_FOLDER_PREFIX)) await rmdir(folder).catch(() => undefined);
 }
 
 /**

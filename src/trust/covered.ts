@@ -29,14 +29,21 @@ export function hookScripts(root: string, home: string): string[] {
   return scriptsOfHooks(loadHookConfig(root, home), root);
 }
 
-/** The workspace scripts the handlers of `config` name (all of them, trusted or not). */
-export function scriptsOfHooks(config: HookConfig, root: string): string[] {
+/**
+ * The workspace scripts the handlers of `config` name (all of them, trusted or not); `includeMissing`:
+ * also those named that do not exist yet (scriptsNamedBy), for the files the agent may not create.
+ */
+export function scriptsOfHooks(
+  config: HookConfig,
+  root: string,
+  options: { includeMissing?: boolean } = {},
+): string[] {
   const scripts = new Set<string>();
   for (const group of config.groups) {
     for (const rule of group.rules) {
       for (const handler of rule.handlers) {
         if (handler.kind !== "command") continue;
-        for (const script of scriptsNamedBy(handler.command, root)) scripts.add(script);
+        for (const script of scriptsNamedBy(handler.command, root, options)) scripts.add(script);
       }
     }
   }

@@ -1,4 +1,4 @@
-import { realpathSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 
 const PROJECT_DIR_VARIABLES = [
@@ -13,16 +13,32 @@ const PROJECT_DIR_VARIABLES = [
  * `"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh`, `bash -c 'node scripts/x.js'`): every word that,
  * unquoted and with the project-dir variables expanded, is an existing file in the workspace.
  * Absolute paths of the files as named; a word through a symlink counts where either end is inside.
+ * `includeMissing` adds the paths named that do not exist yet (`scripts/gate.sh` in a checkout without
+ * it): what the agent must not create, or the hook would run the agent's code outside any sandbox.
  */
-export function scriptsNamedBy(command: string, root: string): string[] {
+export function scriptsNamedBy(
+  command: string,
+  root: string,
+  options: { includeMissing?: boolean } = {},
+): string[] {
   const found = new Set<string>();
   for (const word of wordsOf(command)) {
     const expanded = expandProjectDir(word, root);
     if (expanded === "" || expanded.includes("$")) continue;
     const abs = path.resolve(root, expanded);
     if (isRegularFile(abs) && (isInside(root, abs) || isInside(root, realOrSelf(abs)))) found.add(abs);
+    else if (options.includeMissing && isInside(root, abs) && looksLikeScript(expanded) && !existsSync(abs))
+      found.add(abs);
   }
   return [...found];
+}
+
+const SCRIPT_EXTENSION = /\.(?:sh|bash|zsh|py|js|mjs|cjs|ts|mts|rb|pl|php|lua|ps1)$/i;
+
+/** A word naming a file to run rather than an argument: a path with a folder in it, or a script's extension. */
+function looksLikeScript(word: string): boolean {
+  if (/[*?[\]{}~]|:\/\//.test(word)) return false;
+  return word.replace(/^(?:\.\/)+/, "").includes("/") || SCRIPT_EXTENSION.test(word);
 }
 
 /** Words split at blanks and shell operators, quotes removed (enough to spot paths; nothing is run). */

@@ -14,7 +14,9 @@ afterEach(async () => {
 it("gives a Claude Code PostToolUse hook the command's own output as tool_response.stdout", async () => {
   ws = await createTempWorkspace({
     ".claude/settings.json": JSON.stringify({
-      hooks: { PostToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "cat > response.json" }] }] },
+      hooks: {
+        PostToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "cat > response.json" }] }],
+      },
     }),
   });
   const { result } = await runGantryTool(

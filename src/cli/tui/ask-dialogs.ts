@@ -1,6 +1,7 @@
 import type { PermissionAnswer, PermissionChoice, PermissionRequest, Question } from "../../policy/asker.js";
 import { paintDiff, summarizeCall } from "./call-summary.js";
 import { type Dialog, type DialogOutcome, openDialog } from "./dialog.js";
+import { withControlsShown } from "./shown-text.js";
 import type { Theme } from "./style.js";
 
 /**
@@ -8,10 +9,12 @@ import type { Theme } from "./style.js";
  * arguments, the edit's diff once (coloured, as after the edit), then the choices.
  */
 export function permissionDialog(
-  request: PermissionRequest,
+  asked: PermissionRequest,
   context: { theme: Theme; workspaceRoot: string; maxDiffLines: number; alwaysSavedTo: string },
 ): Dialog {
   const { theme } = context;
+  // the model's command and a hook's reason are drawn as text: no escape may hide what is approved
+  const request = withControlsShown(asked);
   // the approval mode's reason only repeats the subjects; a hook's or a rule's says something new
   const { source, reason } = request.decision;
   const why = reason && !source.startsWith("approval mode") ? ` (${reason})` : "";
@@ -61,7 +64,8 @@ export function permissionAnswer(outcome: Exclude<DialogOutcome, { kind: "open" 
   return { choice: outcome.value as PermissionChoice };
 }
 
-export function questionDialog(question: Question, position: string): Dialog {
+export function questionDialog(asked: Question, position: string): Dialog {
+  const question = withControlsShown(asked);
   const options = [
     ...question.options.map((option, index) => ({ label: option, value: String(index) })),
     { label: "Type your own answer", value: "own", input: true },

@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../../agent/events.js";
 import type { DisplayGroup } from "../../tools/contract.js";
 import { paintDiff } from "./call-summary.js";
+import { withControlsShown } from "./shown-text.js";
 import { createTheme, type StyleName } from "./style.js";
 import { createCallViews, createToolLineGrouper, describeTarget, formatCallLine } from "./tool-lines.js";
 
@@ -107,7 +108,8 @@ export function createRenderer(options: RendererOptions) {
   }
 
   return {
-    event(event: AgentEvent): void {
+    event(received: AgentEvent): void {
+      const event = withControlsShown(received);
       if (event.agentId === "main") return mainEvent(event);
       // subagents: their tool calls only, one dim line each, so the main stream stays readable
       if (event.type !== "tool_call") return;

@@ -2,6 +2,7 @@ import type { AgentEvent } from "../../agent/events.js";
 import type { DisplayGroup, ToolResult } from "../../tools/contract.js";
 import { createAnswerStream } from "./answer-stream.js";
 import { paintDiff } from "./call-summary.js";
+import { withControlsShown } from "./shown-text.js";
 import type { Theme } from "./style.js";
 import { wrapText } from "./text-width.js";
 import { createThinkingLines } from "./thinking.js";
@@ -134,7 +135,8 @@ export function createTranscript(options: TranscriptOptions) {
   }
 
   return {
-    event(event: AgentEvent): void {
+    event(received: AgentEvent): void {
+      const event = withControlsShown(received);
       if (event.agentId === "main") return mainEvent(event);
       // subagents: their tool calls only, one dim line each, so the main stream stays readable
       if (event.type !== "tool_call") return;

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import type { Settings } from "../../config/settings.js";
@@ -92,6 +92,9 @@ export function createExecRuntime(
   }
 
   function prepareLogFolder(): void {
+    // a repository may ship .agents/tmp as a link: logs and the prune of old ones would act outside it
+    const linked = linkOnTheWay(workspace.root, COMMAND_LOG_FOLDER);
+    if (linked) throw new Error(`${linked} is not a real folder of the workspace`);
     if (folderReady) return;
     folderReady = true;
     const base = path.dirname(path.dirname(logFolder));
@@ -167,6 +170,25 @@ export function createExecRuntime(
   return runtime;
 }
 
+/** The first of `rel`'s folders below `root` that exists and is not a real folder (a link), if any. */
+function linkOnTheWay(root: string, rel: string): string | undefined {
+  let folder = root;
+  for (const part of rel.split("/")) {
+    folder = path.join(folder, part);
+    let info: import("node:fs").Stats;
+    try {
+      info = lstatSync(folder);
+    } catch {
+      return undefined; // Gantry makes the rest
+    }
+    if (!info.isDirectory()) return path.relative(root, folder);
+  }
+  return undefined;
+}
+
+/** A session's log folder name (sessionId above): only those are pruned, never anything else found there. */
+const SESSION_FOLDER = /^\d{4}-\d{2}-\d{2}-[0-9a-f]{8}$/;
+
 function pruneOldLogs(folder: string, keep: string): void {
   let entries: string[];
   try {
@@ -175,10 +197,11 @@ function pruneOldLogs(folder: string, keep: string): void {
     return;
   }
   for (const entry of entries) {
-    if (entry === keep) continue;
+    if (entry === keep || !SESSION_FOLDER.test(entry)) continue;
     const full = path.join(folder, entry);
     try {
-      if (Date.now() - statSync(full).mtimeMs > LOG_RETENTION_MS)
+      const info = lstatSync(full);
+      if (info.isDirectory() && Date.now() - info.mtimeMs > LOG_RETENTION_MS)
         rmSync(full, { recursive: true, force: true });
     } catch {
       // another session may be pruning the same folder

@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { enclosingGitEntry, repositoryConfigFiles } from "./git-layout.js";
 
 /**
  * What a sandboxed command must not read although the file tools' guard never sees it: the credential
@@ -143,67 +144,4 @@ export function homeGitConfigFiles(homes: readonly string[], env: NodeJS.Process
   if (env.XDG_CONFIG_HOME) files.push(path.join(env.XDG_CONFIG_HOME, "git", "config"));
   if (env.GIT_CONFIG_GLOBAL) files.push(env.GIT_CONFIG_GLOBAL);
   return files;
-}
-
-/**
- * The configuration files of the repository a `.git` entry stands for: a `.git` folder's `config`,
- * `config.worktree`, its worktrees' and its submodules' configs; for a `.git` file (a linked worktree
- * or a submodule) the folder it points to and that folder's common folder.
- */
-export function repositoryConfigFiles(dotGit: string): string[] {
-  const gitDir = gitDirOf(dotGit);
-  if (gitDir === undefined) return [];
-  const files = [path.join(gitDir, "config.worktree")];
-  for (const dir of new Set([gitDir, commonDirOf(gitDir)])) {
-    files.push(path.join(dir, "config"));
-    for (const name of safeList(path.join(dir, "worktrees")))
-      files.push(path.join(dir, "worktrees", name, "config.worktree"));
-    files.push(...moduleConfigs(path.join(dir, "modules"), 4));
-  }
-  return [...new Set(files)];
-}
-
-/** The `.git` of the repository holding `folder` (the folder itself or the nearest one above it), as git finds it. */
-export function enclosingGitEntry(folder: string): string | undefined {
-  for (let dir = folder; ; dir = path.dirname(dir)) {
-    const entry = path.join(dir, ".git");
-    if (existsSync(entry)) return entry;
-    if (path.dirname(dir) === dir) return undefined;
-  }
-}
-
-function gitDirOf(dotGit: string): string | undefined {
-  try {
-    if (statSync(dotGit).isDirectory()) return dotGit;
-    const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, "utf8"))?.[1];
-    return pointer ? path.resolve(path.dirname(dotGit), pointer) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function commonDirOf(gitDir: string): string {
-  try {
-    const common = readFileSync(path.join(gitDir, "commondir"), "utf8").trim();
-    return common ? path.resolve(gitDir, common) : gitDir;
-  } catch {
-    return gitDir;
-  }
-}
-
-/** Submodules keep their git folders under `modules/<name>/` (a name may hold slashes; nested modules go deeper). */
-function moduleConfigs(folder: string, depth: number): string[] {
-  if (depth === 0) return [];
-  return safeList(folder).flatMap((name) => {
-    const dir = path.join(folder, name);
-    return [path.join(dir, "config"), ...moduleConfigs(dir, depth - 1)];
-  });
-}
-
-function safeList(folder: string): string[] {
-  try {
-    return readdirSync(folder);
-  } catch {
-    return [];
-  }
 }

@@ -3,6 +3,8 @@ import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { PROTECTED_CONFIG_FOLDERS, PROTECTED_CONFIG_ROOT_FILES } from "../../workspace/protected.js";
 import type { Workspace } from "../../workspace/workspace.js";
+import { gitControlPaths } from "./git-layout.js";
+import { pinCommonDirs } from "./git-pins.js";
 import { credentialRules } from "./sandbox-credentials.js";
 import type { SandboxSettings } from "./sandbox-settings.js";
 
@@ -71,8 +73,8 @@ export async function sandboxUnavailableReason(): Promise<string | undefined> {
 
 /**
  * Commands under @anthropic-ai/sandbox-runtime (bubblewrap on Linux): the workspace writable, the rest
- * read-only, the workspace's secret files unreadable, the agent's hooks and settings files read-only,
- * network only through the runtime's proxy to the allowed domains.
+ * read-only, the workspace's secret files unreadable, the agent's hooks and settings files and git's
+ * settings and hooks (git-layout.ts) read-only, network only through the runtime's proxy to the allowed domains.
  */
 export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
   const { workspace, settings } = options;
@@ -101,13 +103,22 @@ export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
         );
       }
       const credentials = credentialRules(workspace.root, secrets.nestedGitEntries, options.homes ?? []);
+      const writable = [workspace.root, ...(settings.allowWrite ?? [])];
+      // the runtime's own git rules follow Gantry's working folder, not the workspace
+      const gitPaths = gitControlPaths(workspace.root, secrets.nestedGitEntries);
+      const unpin = pinCommonDirs(gitPaths, writable);
+      const denyWrite = [
+        ...gitPaths,
+        ...RUN_ON_OPEN_PATHS.map((name) => path.join(workspace.root, name)),
+        ...(options.allowAgentConfigEdits ? [] : protectedConfigPaths(workspace)),
+      ];
       const commandLine = await SandboxManager.wrapWithSandbox(
         command,
         "bash",
         {
           filesystem: {
-            allowWrite: [workspace.root, ...(settings.allowWrite ?? [])],
-            denyWrite: options.allowAgentConfigEdits ? [] : protectedConfigPaths(workspace),
+            allowWrite: writable,
+            denyWrite,
             denyRead: [...secrets.paths, ...credentials.denyRead, ...(settings.denyRead ?? [])],
           },
           network: { allowedDomains: [], deniedDomains: settings.deniedDomains ?? [] },
@@ -115,7 +126,10 @@ export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
         },
         undefined,
         { commandId, commandText: command },
-      );
+      ).catch((cause) => {
+        unpin();
+        throw cause;
+      });
       const allowed = settings.allowedDomains ?? [];
       if (allowed.length > 0)
         SandboxManager.registerCommandNetworkLists(commandId, { allowedDomains: allowed });
@@ -123,6 +137,7 @@ export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
         SandboxManager.unregisterCommandNetworkLists(commandId);
         // removes the placeholders bwrap made for deny paths that did not exist (once no sandbox runs)
         SandboxManager.cleanupAfterCommand();
+        unpin();
       };
       return { commandLine, release };
     },
@@ -133,6 +148,25 @@ export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
     },
   };
 }
+
+/**
+ * What the sandbox runtime keeps read-only in Gantry's working folder, which is not always the
+ * workspace (--workspace, an editor, the library), so Gantry names them in the workspace itself: files
+ * an editor, git or a shell runs code from once the user opens the folder (VS Code's folder-open tasks
+ * and settings, JetBrains run configurations, .gitmodules, rc files).
+ */
+const RUN_ON_OPEN_PATHS = [
+  ".vscode",
+  ".idea",
+  ".gitmodules",
+  ".gitconfig",
+  ".bashrc",
+  ".bash_profile",
+  ".zshrc",
+  ".zprofile",
+  ".profile",
+  ".ripgreprc",
+];
 
 /**
  * What a sandboxed command may not write (SPEC §4, §5a): the workspace's config folders whole (hooks,
@@ -160,7 +194,8 @@ const MAX_WALKED_ENTRIES = 50_000;
  * The workspace's secret files and folders, judged by the same guard as the file tools. `.git` is
  * left readable so git works inside the sandbox (its credentials are masked: sandbox-credentials.ts);
  * `nestedGitEntries` are the `.git` folders and files found below the root. Files created after the
- * walk are not covered, and the walk stops after `maxEntries` entries (`complete: false`: the caller says so).
+ * walk are not covered, and the walk (breadth first) stops after `maxEntries` entries (`complete: false`:
+ * the caller says so).
  */
 export function secretPathsIn(
   workspace: Workspace,
@@ -170,29 +205,28 @@ export function secretPathsIn(
   const nestedGitEntries: string[] = [];
   let scanned = 0;
   let complete = true;
-  const walk = (folder: string, rel: string) => {
+  // breadth first: a repository's deep folders cannot spend the budget before the shallow secrets are seen
+  const queue: { folder: string; rel: string }[] = [{ folder: workspace.root, rel: "" }];
+  for (let at = 0; at < queue.length && complete; at++) {
+    const { folder, rel } = queue[at] as { folder: string; rel: string };
     let entries: import("node:fs").Dirent[];
     try {
       entries = readdirSync(folder, { withFileTypes: true });
     } catch {
-      return;
+      continue;
     }
     for (const entry of entries) {
       if (scanned >= maxEntries) {
         complete = false;
-        return;
+        break;
       }
       scanned++;
       const entryRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
       if (entry.name === ".git" && rel !== "") nestedGitEntries.push(path.join(folder, entry.name));
       if (SKIPPED_FOLDERS.has(entry.name)) continue;
-      if (workspace.secrets.isSecret(entryRel)) {
-        paths.push(path.join(folder, entry.name));
-        continue;
-      }
-      if (entry.isDirectory()) walk(path.join(folder, entry.name), entryRel);
+      if (workspace.secrets.isSecret(entryRel)) paths.push(path.join(folder, entry.name));
+      else if (entry.isDirectory()) queue.push({ folder: path.join(folder, entry.name), rel: entryRel });
     }
-  };
-  walk(workspace.root, "");
+  }
   return { paths, complete, scanned, nestedGitEntries };
 }

@@ -15,7 +15,7 @@ export interface ExecFixture {
 export async function openExecFixture(
   files: Record<string, string> = {},
   settings: Settings = {},
-  options: { sandbox?: boolean } = {},
+  options: { sandbox?: boolean; trust?: boolean } = {},
 ): Promise<ExecFixture> {
   const ws = await createTempWorkspace(files);
   const session = createGantrySession({
