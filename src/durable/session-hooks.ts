@@ -19,6 +19,7 @@ export function journaledSessionHooks(hooks: SessionHooks, journal: Journal): Se
     hasBackground: () => hooks.hasBackground(),
     // when async hooks finish depends on timing: a replay reads what the first run took
     takeContext: (agentId) => journal.step(`hook context ${++fired}`, () => hooks.takeContext(agentId)),
+    addAgentGroups: (agentId, groups) => hooks.addAgentGroups(agentId, groups),
     log: (line) => hooks.log(line),
   };
 }

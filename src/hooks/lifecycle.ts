@@ -1,5 +1,6 @@
 import type { HookEvent, HookEventName } from "./events.js";
 import { type EventOutcome, emptyOutcome, foldVerdict } from "./fold.js";
+import type { HookGroup } from "./rules.js";
 import type { HookRuntime } from "./runtime.js";
 import { runPlanned } from "./schedule.js";
 
@@ -19,6 +20,8 @@ export interface SessionHooks {
   hasBackground(): boolean;
   /** The context `async` hooks left for this agent since the last take (its next model call gets it). */
   takeContext(agentId: string): Promise<string[]>;
+  /** One subagent's own hooks, for its events only, until the returned function ends them. */
+  addAgentGroups(agentId: string, groups: readonly HookGroup[]): () => void;
   log(line: string): void;
 }
 
@@ -56,6 +59,7 @@ export function createSessionHooks(runtime: HookRuntime): SessionHooks {
     },
     hasBackground: () => runtime.hasBackground(),
     takeContext: async (agentId) => runtime.takeContext(agentId),
+    addAgentGroups: (agentId, groups) => runtime.addAgentGroups(agentId, groups),
     log: (line) => runtime.log(line),
   };
 }
@@ -68,6 +72,7 @@ export const noSessionHooks: SessionHooks = {
   settled: async () => undefined,
   hasBackground: () => false,
   takeContext: async () => [],
+  addAgentGroups: () => () => undefined,
   log: () => undefined,
 };
 

@@ -2,7 +2,7 @@ import { claudeDialect, qwenDialect } from "./dialects/claude.js";
 import type { HookDialect } from "./dialects/dialect.js";
 import { geminiDialect } from "./dialects/gemini.js";
 import { nativeDialect } from "./dialects/native.js";
-import { HOOK_EVENTS, type HookEvent, type HookEventName, matchTarget } from "./events.js";
+import { agentOf, HOOK_EVENTS, type HookEvent, type HookEventName, matchTarget } from "./events.js";
 import type { HandlerConfig, HookConfig, HookGroup, HookRule } from "./rules.js";
 
 export const DIALECTS: Record<HookGroup["dialect"], HookDialect> = {
@@ -25,7 +25,7 @@ export interface PlannedHandler {
 export function planHandlers(config: HookConfig, event: HookEvent): PlannedHandler[] {
   const planned: PlannedHandler[] = [];
   for (const group of config.groups) {
-    if (!group.enabled) continue;
+    if (!group.enabled || (group.agentId !== undefined && group.agentId !== agentOf(event))) continue;
     const dialect = DIALECTS[group.dialect];
     for (const rule of group.rules) {
       if (rule.event !== event.kind || !matches(rule, event, dialect)) continue;

@@ -68,6 +68,8 @@ export interface HookGroup {
   /** A failing handler denies the call instead of allowing it. */
   failClosed: boolean;
   rules: HookRule[];
+  /** Hooks of one subagent's own (its agent file's `hooks`): they fire only for its events. */
+  agentId?: string;
 }
 
 export interface HookProblem {

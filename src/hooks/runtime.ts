@@ -15,7 +15,7 @@ import {
   type SessionIdentity,
 } from "./events.js";
 import { hasHandlersFor, type PlannedHandler, planHandlers } from "./plan.js";
-import type { HandlerConfig, HookConfig } from "./rules.js";
+import type { HandlerConfig, HookConfig, HookGroup } from "./rules.js";
 import { runCommandHook } from "./run-command.js";
 import { runFunctionHook } from "./run-function.js";
 import { expandHeaderValues, runHttpHook } from "./run-http.js";
@@ -70,6 +70,8 @@ export interface HookRuntime {
   background(planned: PlannedHandler, event: HookEvent): void;
   /** The context background handlers left for this agent since the last take. */
   takeContext(agentId: string): string[];
+  /** Hooks that fire only for one agent's events, until the returned function takes them away. */
+  addAgentGroups(agentId: string, groups: readonly HookGroup[]): () => void;
   /** Whether any handler of the snapshot runs in the background. */
   hasBackground(): boolean;
   /**
@@ -173,6 +175,10 @@ export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
   }
 
   const background = createBackgroundHandlers(runHandler, log);
+  // subagents' own hooks (their agent files'), kept apart from the snapshot so a reload keeps them
+  let agentGroups: HookGroup[] = [];
+  const withAgentGroups = (): HookConfig =>
+    agentGroups.length === 0 ? config : { ...config, groups: [...config.groups, ...agentGroups] };
   let envFile: { path: string; remove(): void } | undefined;
 
   /** Claude Code's CLAUDE_ENV_FILE, made at the first SessionStart command hook of a session that reads it. */
@@ -197,8 +203,17 @@ export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
     reload(next) {
       config = next;
     },
-    has: (event) => hasHandlersFor(config, event),
-    plan: (event) => planHandlers(config, event),
+    has: (event) => hasHandlersFor(withAgentGroups(), event),
+    plan: (event) => planHandlers(withAgentGroups(), event),
+    addAgentGroups(agentId, groups) {
+      agentGroups = [
+        ...agentGroups.filter((group) => group.agentId !== agentId),
+        ...groups.map((group) => ({ ...group, agentId })),
+      ];
+      return () => {
+        agentGroups = agentGroups.filter((group) => group.agentId !== agentId);
+      };
+    },
     session,
     runHandler,
     log,

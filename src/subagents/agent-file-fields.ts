@@ -34,6 +34,7 @@ export function parseRunFields(fields: Record<string, unknown>): Pick<SubagentDe
     ...(typeof fields.temperature === "number" ? { temperature: fields.temperature } : {}),
     ...(typeof fields.top_p === "number" ? { topP: fields.top_p } : {}),
     ...(Array.isArray(skills) && skills.length > 0 ? { skills } : {}),
+    ...(fields.hooks !== undefined ? { hooks: fields.hooks as Record<string, unknown> } : {}),
   };
 }
 
@@ -67,6 +68,9 @@ function valueProblem(fields: Record<string, unknown>): string | undefined {
   const topP = fields.top_p;
   if (topP !== undefined && !(typeof topP === "number" && topP >= 0 && topP <= 1))
     return `top_p must be a number from 0 to 1 (got ${shown(topP)})`;
+  const hooks = fields.hooks;
+  if (hooks !== undefined && (typeof hooks !== "object" || hooks === null || Array.isArray(hooks)))
+    return "hooks must be an object of events, as in settings (PreToolUse: [{ matcher, hooks }])";
   if (fields.skills !== undefined && typeof namesOf(fields.skills) === "string")
     return "skills must be a list of skill names or a comma-separated string";
   return undefined;
@@ -124,7 +128,17 @@ const NOT_HONOURED: Record<string, string> = {
   memory: "memory (a persistent memory folder) is not supported; the agent runs without one",
 };
 const KNOWN = new Set([
-  ...["name", "description", "tools", "disallowedTools", "model", "permissionMode", "maxTurns", "skills"],
+  ...[
+    "name",
+    "description",
+    "tools",
+    "disallowedTools",
+    "model",
+    "permissionMode",
+    "maxTurns",
+    "skills",
+    "hooks",
+  ],
   ...["mcpServers", "background", "isolation", "color", "kind", "max_turns", "timeout_mins", "temperature"],
   "top_p",
 ]);

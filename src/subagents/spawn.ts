@@ -10,6 +10,7 @@ import type { ToolErrorCode } from "../tools/contract.js";
 import type { ToolPipeline } from "../tools/pipeline.js";
 import type { ToolDeclaration } from "../tools/registry.js";
 import { resolveToolAccess, SUBAGENT_TOOL_NAMES } from "./access.js";
+import { startAgentHooks } from "./agent-hooks.js";
 import { type ForkTurns, forkDirective, forkHistory, forkToolGate } from "./fork.js";
 import type { ChildSession, SubagentHost } from "./host.js";
 import type { AgentRecord, AgentState } from "./registry.js";
@@ -114,17 +115,21 @@ export async function startAgent(
   const record = registerRecord(host, id, request, depth, opened);
   // before its first call: the agent file's permissionMode, under whatever narrows its parent
   host.deps.permissions?.narrowAgent(id, request.callerId, definition?.approvalMode);
+
   // the MCP servers its tool list names start now, so their tools are in the registry it is planned from
   await (opened.child?.mcp ?? host.mcp)?.prepare(mcpPatternsOf(definition, request));
   const plan = planAgent(host, record, request, definition, model, opened, revive);
-  if (typeof plan === "string") {
+  // its own hooks (its agent file's), from here to its end
+  const hooks = typeof plan === "string" ? { error: plan } : startAgentHooks(host, definition, id);
+  if (typeof plan === "string" || "error" in hooks) {
+    const why = "error" in hooks ? hooks.error : "the agent could not be planned";
     record.state = "failed";
-    record.error = plan;
+    record.error = why;
     await finishWorkspace(host, record, opened);
-    return fail("invalid_arguments", plan);
+    return fail("invalid_arguments", why);
   }
   host.conversations.set(id, { conversation: plan.conversation, system: plan.system });
-  const finished = runPlannedAgent(host, plan, opened);
+  const finished = runPlannedAgent(host, plan, opened).finally(hooks.end);
   record.settled = finished.then(() => undefined);
   return { ok: true, record, finished };
 }

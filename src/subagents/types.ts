@@ -41,6 +41,8 @@ export interface SubagentDefinition {
    * (`plan`: read-only tools only); a wider one (`bypassPermissions`) changes nothing.
    */
   approvalMode?: ApprovalMode;
+  /** Claude Code's `hooks`: the agent's own, as its settings' `hooks` object (agent-hooks.ts). */
+  hooks?: Record<string, unknown>;
   /** Claude Code's `skills`: skills whose SKILL.md the agent gets in full at its start. */
   skills?: string[];
   /** Claude Code's `background`: whether a call that does not say runs it in the background. */

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadSubagentDefinitions, parseSubagentMarkdown } from "../../src/subagents/types.js";
 import { put } from "../skills/support.js";
@@ -205,5 +205,71 @@ describe("permissionMode end to end (gantry -p)", () => {
     // the change came back as a patch; the main tree is untouched
     expect(existsSync(`${ws.root}/fresh.txt`)).toBe(false);
     expect(gitOut(ws.root, "status", "--porcelain")).toBe("");
+  });
+
+  it("hooks: the agent's own, for its calls only; its Stop is its SubagentStop", {
+    timeout: 120_000,
+  }, async () => {
+    const guard = {
+      PreToolUse: [
+        {
+          matcher: "Bash",
+          hooks: [{ type: "command", command: "echo 'no commands for the guarded agent' >&2; exit 2" }],
+        },
+      ],
+      Stop: [
+        { hooks: [{ type: "command", command: 'echo stopped >> "$CLAUDE_PROJECT_DIR/../agent-stops"' }] },
+      ],
+    };
+    ws = await createTempWorkspace({
+      ".claude/agents/guarded.md": agentFile("guarded", `hooks: ${JSON.stringify(guard)}`),
+    });
+    const touch = (file: string) => ({
+      name: "run_command",
+      args: { CommandLine: `touch ${file}`, Cwd: ".", WaitMsBeforeAsync: 10_000 },
+    });
+    server = await startModelServer([
+      { toolCalls: [start("guarded")] },
+      { toolCalls: [touch("by-guarded")] },
+      { text: "blocked", expect: sees("no commands for the guarded agent") },
+      // the main agent is not held by the agent's hooks
+      { toolCalls: [touch("by-main")] },
+      { text: "done" },
+    ]);
+    const run = await runMain("yolo");
+    expect(server.failures).toEqual([]);
+    expect(run.code, run.stderr).toBe(0);
+    server.assertDone();
+    expect(existsSync(`${ws.root}/by-guarded`)).toBe(false);
+    expect(existsSync(`${ws.root}/by-main`)).toBe(true);
+    expect(readFileSync(`${ws.parent}/agent-stops`, "utf8")).toBe("stopped\n");
+  });
+
+  it("an untrusted folder's agent file adds no hooks, and says so", { timeout: 120_000 }, async () => {
+    const hooks = {
+      PreToolUse: [
+        { matcher: "*", hooks: [{ type: "command", command: 'touch "$CLAUDE_PROJECT_DIR/../hook-ran"' }] },
+      ],
+    };
+    ws = await createTempWorkspace({
+      ".claude/agents/sneaky.md": agentFile("sneaky", `hooks: ${JSON.stringify(hooks)}`),
+      "a.txt": "a\n",
+    });
+    server = await startModelServer([
+      { toolCalls: [start("sneaky")] },
+      { toolCalls: [{ name: "view_file", args: { AbsolutePath: "a.txt" } }] },
+      { text: "read" },
+      { text: "done" },
+    ]);
+    const args = ["-p", "go", "--model", "openai:test-model", "--base-url", server.baseUrl("openai")];
+    const run = await runGantry([...args, "--workspace", ws.root], {
+      env: { HOME: ws.home, OPENAI_API_KEY: "k" },
+      timeoutMs: 60_000,
+    });
+    expect(server.failures).toEqual([]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(`${ws.parent}/hook-ran`)).toBe(false);
+    expect(run.stderr).toContain('agent type "sneaky"');
+    expect(run.stderr).toContain("its hooks do not run (this folder is not trusted)");
   });
 });
