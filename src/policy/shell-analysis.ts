@@ -1,10 +1,11 @@
 import { parseArgs } from "./shell-args.js";
 import { commandsInAssignment, commandsInAssignmentWord, readGit } from "./shell-config-commands.js";
-import { baseName, type FileTarget, fileTargetsOf } from "./shell-files.js";
+import { baseName, type FileTarget, fileTargetsOf, knowsFilesOf } from "./shell-files.js";
 import { readFind } from "./shell-find.js";
+import { filesNamedByUnknownProgram } from "./shell-named-files.js";
 import { type ParsedScript, parseShellScript, type ShNode } from "./shell-parser.js";
 import { literalWord, readWord, type ShellWord, spelled } from "./shell-words.js";
-import { type StandardInput, unwrapCommand } from "./shell-wrappers.js";
+import { isInterpreter, type StandardInput, unwrapCommand } from "./shell-wrappers.js";
 
 /**
  * What a command line does, as permission rules judge it (SPEC §5): every program it runs (through
@@ -195,7 +196,11 @@ function interpretCommand(words: ShellWord[], assigns: ShellWord[], state: State
   if (unwrapped?.scriptFile) addFile({ kind: "read", word: unwrapped.scriptFile }, run.label, state);
   // what xargs appends is more operands, named only when it runs
   const operands = context.openEnded ? [...words, { written: "…" }] : words;
-  for (const target of [...fileTargetsOf(name, operands), ...(find?.targets ?? [])])
+  const named =
+    knowsFilesOf(name) || unwrapped || find
+      ? []
+      : filesNamedByUnknownProgram(name, words, isInterpreter(name));
+  for (const target of [...fileTargetsOf(name, operands), ...(find?.targets ?? []), ...named])
     addFile(target, run.label, state);
   if (name === "cd" || name === "pushd" || name === "popd") moveFolders(name, words, state);
   if (unwrapped?.chdir) moveFolders("cd", [literalWord("cd"), unwrapped.chdir], state);

@@ -6,6 +6,7 @@ import {
   SCRIPT_VALUED,
   XARGS_SHAPE,
 } from "./shell-args.js";
+import { READERS } from "./shell-named-files.js";
 import { readSed } from "./shell-sed.js";
 import { literalWord, type ShellWord } from "./shell-words.js";
 
@@ -31,6 +32,8 @@ export interface FileTarget {
   moves?: boolean;
   /** A file a new link points at (`ln -s FILE link`, `ln FILE link`): writing the link writes it. */
   linksTo?: boolean;
+  /** Named by a program Gantry has no account of: a read, and a change as far as deny rules and protected files go. */
+  unknownUse?: boolean;
 }
 
 type Handler = (words: readonly ShellWord[]) => FileTarget[];
@@ -71,7 +74,8 @@ function copyLike(options: { reads: boolean; deletes: boolean; recursive: (recur
     const sources = folder ? args.operands : args.operands.slice(0, -1);
     const destination = folder ?? args.operands[args.operands.length - 1];
     const targets: FileTarget[] = [];
-    if (options.reads) targets.push(...sources.map((word) => read(word, { recursive })));
+    // a moved file's content shows under its new name: Read rules judge mv's sources as reads too
+    if (options.reads || options.deletes) targets.push(...sources.map((word) => read(word, { recursive })));
     if (options.deletes)
       targets.push(...sources.map((word) => remove(word, { recursive: true, moves: true })));
     if (!destination || sources.length === 0) return targets;
@@ -107,8 +111,11 @@ function lnFiles(words: readonly ShellWord[]): FileTarget[] {
   const targets = folder || single ? args.operands : args.operands.slice(0, -1);
   const link = folder ?? (single ? undefined : args.operands[args.operands.length - 1]);
   const files: FileTarget[] = [];
-  for (const target of targets)
-    files.push(linkTarget(target, symbolic, link, !!folder || targets.length > 1));
+  for (const target of targets) {
+    const linked = linkTarget(target, symbolic, link, !!folder || targets.length > 1);
+    // the link shows the target's content under a new name: Read rules judge it as a read of the target
+    files.push(linked, read(linked.word, { recursive: true }));
+  }
   if (single && targets[0]) {
     const value = targets[0].value;
     files.push(write(value !== undefined ? literalWord(baseName(value)) : { written: targets[0].written }));
@@ -142,6 +149,7 @@ function sedFiles(words: readonly ShellWord[]): FileTarget[] {
     ...sed.inPlace.map((word) => write(word)),
     ...sed.writes.map((file) => write(literalWord(file))),
     ...sed.reads.map((file) => read(literalWord(file))),
+    ...sed.inputs.map((word) => read(word)),
   ];
 }
 
@@ -282,28 +290,6 @@ function outputOption(...names: string[]): Handler {
   };
 }
 
-const READERS: Record<string, OptionShape> = {
-  cat: {},
-  tac: {},
-  nl: {},
-  less: {},
-  more: {},
-  head: { valued: ["-n", "-c", "--lines", "--bytes"] },
-  tail: { valued: ["-n", "-c", "-s", "--lines", "--bytes", "--pid", "--sleep-interval"] },
-  wc: {},
-  od: { valued: ["-A", "-j", "-N", "-t", "-w"] },
-  hexdump: { valued: ["-n", "-s", "-e", "-f"] },
-  strings: { valued: ["-n", "-t", "-e"] },
-  base64: { valued: ["-w", "--wrap"] },
-  md5sum: {},
-  sha1sum: {},
-  sha256sum: {},
-  sha512sum: {},
-  cksum: {},
-  cmp: { valued: ["-i", "-n", "--bytes", "--ignore-initial"] },
-  diff: { valued: ["--label", "-L", "-I", "-F", "--from-file", "--to-file"] },
-};
-
 const HANDLERS: Record<string, Handler> = {
   tee: operandsAre("write", {}),
   sponge: operandsAre("write", {}),
@@ -384,11 +370,27 @@ const HANDLERS: Record<string, Handler> = {
   rg: grepFiles(true),
   ls: listing({ valued: ["-I", "--ignore", "-w", "--width", "-T"] }, ["-R", "--recursive"]),
   tree: listing({ valued: ["-L", "-P", "-I", "-o"] }, []),
+  uniq: uniqFiles,
   xargs: (words) => {
     const args = parseArgs(words, 1, XARGS_SHAPE);
     return optionValues(args, "-a", "--arg-file").flatMap((word) => (word ? [read(word)] : []));
   },
 };
+
+/** `uniq [INPUT [OUTPUT]]`. */
+function uniqFiles(words: readonly ShellWord[]): FileTarget[] {
+  const args = parseArgs(words, 1, {
+    valued: ["-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"],
+    permute: true,
+  });
+  const [input, output] = args.operands;
+  return [...(input ? [read(input)] : []), ...(output ? [write(output)] : [])];
+}
+
+/** Whether Gantry knows which files `name` reads, writes and deletes (else each word it is given may be one). */
+export function knowsFilesOf(name: string): boolean {
+  return Object.hasOwn(HANDLERS, name) || Object.hasOwn(READERS, name);
+}
 
 /** The files `words` (program first) names as its own reads, writes and deletes. */
 export function fileTargetsOf(name: string, words: readonly ShellWord[]): FileTarget[] {

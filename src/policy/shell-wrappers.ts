@@ -95,6 +95,8 @@ const STANDARD_INPUT_FILES = new Set(["/dev/stdin", "/dev/fd/0", "/proc/self/fd/
 export const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish"]);
 /** Interpreters that read their program from standard input when given no script and no inline code. */
 const INTERPRETERS = new Set(["python", "python3", "python2", "node", "perl", "ruby", "php", "lua", "bun"]);
+/** Whether `name` runs a program in a language other than the shell's (python3, node, perl…). */
+export const isInterpreter = (name: string): boolean => INTERPRETERS.has(name) || /^python3\.\d+$/.test(name);
 const INLINE_CODE = new Set(["-c", "-e", "-E", "-m", "-r", "-p", "--eval", "--print", "--command"]);
 
 /** How a command receives standard input, for shells that would run it. */
@@ -116,7 +118,7 @@ export function unwrapCommand(
   const simple = Object.hasOwn(SIMPLE_WRAPPERS, name) ? SIMPLE_WRAPPERS[name] : undefined;
   if (simple) return unwrapSimple(words, simple);
   if (SHELLS.has(name)) return unwrapShell(words, stdin);
-  if (INTERPRETERS.has(name) || /^python3\.\d+$/.test(name)) return unwrapInterpreter(words, stdin);
+  if (isInterpreter(name)) return unwrapInterpreter(words, stdin);
   switch (name) {
     case "command":
       return unwrapCommandBuiltin(words);

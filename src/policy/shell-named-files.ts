@@ -1,0 +1,159 @@
+import type { OptionShape } from "./shell-args.js";
+import type { FileTarget } from "./shell-files.js";
+import { literalWord, type ShellWord } from "./shell-words.js";
+
+/** Programs that read every file operand and write none (their options, enough to find the operands). */
+export const READERS: Record<string, OptionShape> = {
+  cat: {},
+  tac: {},
+  nl: {},
+  less: {},
+  more: {},
+  head: { valued: ["-n", "-c", "--lines", "--bytes"] },
+  tail: { valued: ["-n", "-c", "-s", "--lines", "--bytes", "--pid", "--sleep-interval"] },
+  wc: {},
+  od: { valued: ["-A", "-j", "-N", "-t", "-w"] },
+  hexdump: { valued: ["-n", "-s", "-e", "-f"] },
+  strings: { valued: ["-n", "-t", "-e"] },
+  base64: { valued: ["-w", "--wrap"] },
+  base32: { valued: ["-w", "--wrap"] },
+  md5sum: {},
+  sha1sum: {},
+  sha256sum: {},
+  sha512sum: {},
+  cksum: {},
+  cmp: { valued: ["-i", "-n", "--bytes", "--ignore-initial"] },
+  diff: { valued: ["--label", "-L", "-I", "-F", "--from-file", "--to-file"] },
+  cut: { valued: ["-b", "-c", "-f", "-d", "--bytes", "--characters", "--fields", "--delimiter"] },
+  paste: { valued: ["-d", "--delimiters"] },
+  fold: { valued: ["-w", "--width"] },
+  fmt: { valued: ["-w", "--width", "-p", "--prefix"] },
+  expand: { valued: ["-t", "--tabs"] },
+  unexpand: { valued: ["-t", "--tabs"] },
+  column: { valued: ["-s", "-c", "-t", "-o"] },
+  pr: { valued: ["-h", "--header", "-l", "-w", "-o"] },
+  rev: {},
+  look: {},
+  comm: {},
+  join: { valued: ["-t", "-1", "-2", "-j", "-o", "-e", "-a", "-v"] },
+  iconv: { valued: ["-f", "-t", "--from-code", "--to-code"] },
+  jq: { valued: ["--arg", "--argjson", "--slurpfile", "--rawfile", "--indent", "-L"] },
+};
+
+/**
+ * Programs that name paths without reading or changing what they hold (`echo x`, `stat x`, `cd x`),
+ * or whose words are handled elsewhere: their words are not files a program Gantry does not know uses.
+ */
+const NAMES_ONLY = new Set([
+  "echo",
+  "printf",
+  "test",
+  "[",
+  "[[",
+  "true",
+  "false",
+  ":",
+  "cd",
+  "pushd",
+  "popd",
+  "export",
+  "unset",
+  "local",
+  "declare",
+  "typeset",
+  "readonly",
+  "set",
+  "shopt",
+  "shift",
+  "exit",
+  "return",
+  "basename",
+  "dirname",
+  "realpath",
+  "readlink",
+  "which",
+  "type",
+  "hash",
+  "stat",
+  "file",
+  "du",
+  "kill",
+  "sleep",
+  "wait",
+  "seq",
+  "date",
+  "expr",
+  "let",
+  "read",
+  "mapfile",
+  "readarray",
+  "getopts",
+  "umask",
+  "printenv",
+  "pwd",
+  "id",
+  "whoami",
+  "uname",
+  "mktemp",
+  "find",
+]);
+
+/** git subcommands that only read what their operands name (the rest may change it: `git rm`, `git checkout`). */
+const GIT_READS = new Set([
+  "diff",
+  "log",
+  "show",
+  "status",
+  "blame",
+  "grep",
+  "ls-files",
+  "shortlog",
+  "whatchanged",
+]);
+
+/**
+ * The files a program Gantry has no account of may use (SPEC §5: a deny rule holds against every
+ * route): each literal word after it that could be a path, and the value of `--opt=PATH`. Each is
+ * judged as a read, and by deny rules and the protected files as a change (`gzip x` replaces x).
+ * Words known only when running are left out: nothing says they are files at all.
+ */
+export function filesNamedByUnknownProgram(
+  name: string,
+  words: readonly ShellWord[],
+  interpreter: boolean,
+): FileTarget[] {
+  if (NAMES_ONLY.has(name)) return [];
+  const readOnly = name === "git" && GIT_READS.has(gitSubcommand(words) ?? "");
+  const targets: FileTarget[] = [];
+  let scriptSeen = false;
+  for (const word of words.slice(1)) {
+    const candidate = pathPart(word);
+    if (!candidate) continue;
+    // an interpreter's script is run, so read; the words after it are the script's to use
+    const onlyRead = readOnly || (interpreter && !scriptSeen && !word.value?.startsWith("-"));
+    if (interpreter && !word.value?.startsWith("-")) scriptSeen = true;
+    targets.push({ kind: "read", word: candidate, ...(onlyRead ? {} : { unknownUse: true }) });
+  }
+  return targets;
+}
+
+/** The word as a path, `--opt=PATH`'s PATH, or undefined for an option or a word known only when running. */
+function pathPart(word: ShellWord): ShellWord | undefined {
+  if (word.pattern !== undefined) return word;
+  const value = word.value;
+  if (value === undefined || value === "" || value === "-" || value.includes("\n")) return undefined;
+  if (!value.startsWith("-")) return word;
+  const equals = value.indexOf("=");
+  if (equals < 0 || equals === value.length - 1) return undefined;
+  return literalWord(value.slice(equals + 1));
+}
+
+function gitSubcommand(words: readonly ShellWord[]): string | undefined {
+  for (let at = 1; at < words.length; at++) {
+    const value = words[at]?.value;
+    if (value === undefined) return undefined;
+    if (value === "-C" || value === "-c" || value === "--git-dir" || value === "--work-tree") at++;
+    else if (!value.startsWith("-")) return value;
+  }
+  return undefined;
+}
