@@ -3,6 +3,7 @@ import { commandsInAssignment, commandsInAssignmentWord, readGit } from "./shell
 import { baseName, type FileTarget, fileTargetsOf, knowsFilesOf } from "./shell-files.js";
 import { readFind } from "./shell-find.js";
 import { filesNamedByUnknownProgram } from "./shell-named-files.js";
+import { commandsInOptions } from "./shell-option-commands.js";
 import { type ParsedScript, parseShellScript, type ShNode } from "./shell-parser.js";
 import { literalWord, readWord, type ShellWord, spelled } from "./shell-words.js";
 import { isInterpreter, type StandardInput, unwrapCommand } from "./shell-wrappers.js";
@@ -180,10 +181,11 @@ function interpretCommand(words: ShellWord[], assigns: ShellWord[], state: State
   const name = baseName(program.value);
   const unwrapped = unwrapCommand(name, words, context.stdin);
   const git = name === "git" ? readGit(words) : undefined;
+  const inOptions = commandsInOptions(name, words);
   const find = name === "find" ? readFind(words) : undefined;
   const runsSomething = (unwrapped?.inner?.length ?? 0) > 0 || (unwrapped?.scripts?.length ?? 0) > 0;
   const run = programRun(words, assigns, {
-    unknown: unwrapped?.unknown ?? git?.unknown,
+    unknown: unwrapped?.unknown ?? git?.unknown ?? inOptions?.unknown,
     wrapper: unwrapped?.transparent === true && runsSomething && isSystemProgram(program.value),
     openEnded: context.openEnded,
     spelling: git?.spelling,
@@ -211,7 +213,8 @@ function interpretCommand(words: ShellWord[], assigns: ShellWord[], state: State
   for (const command of find?.commands ?? []) {
     if (command.length > 0) interpretCommand(command, [], state, { ...next, stdin: { kind: "none" } });
   }
-  runScripts([...(unwrapped?.scripts ?? []), ...(git?.scripts ?? [])], state, context.level);
+  const hidden = [...(git?.scripts ?? []), ...(inOptions?.scripts ?? [])];
+  runScripts([...(unwrapped?.scripts ?? []), ...hidden], state, context.level);
   for (const assignment of unwrapped?.assignments ?? []) {
     const found = commandsInAssignmentWord(assignment);
     runScripts(found.scripts, state, context.level);
@@ -358,7 +361,7 @@ function standardInput(stmt: ShNode, script: ParsedScript, state: State, piped: 
       const target = readWord(word, script, state.home);
       return target.value === undefined && target.pattern === undefined
         ? { kind: "script", text: target }
-        : { kind: "file" };
+        : { kind: "file", word: target };
     }
   }
   return piped ? { kind: "pipe" } : { kind: "none" };

@@ -69,6 +69,17 @@ const SIMPLE_WRAPPERS: Record<string, SimpleWrapper> = {
   doas: { valued: ["-u", "-C"], transparent: false },
   chroot: { valued: ["--userspec", "--groups"], operands: 1, transparent: false },
   runuser: { valued: ["-u", "-g", "-G", "--user", "--group"], transparent: false },
+  setpriv: {
+    valued: ["--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set"].concat([
+      "--securebits",
+      "--pdeathsig",
+      "--selinux-label",
+      "--apparmor-profile",
+      "--landlock-access",
+      "--landlock-rule",
+    ]),
+    transparent: false,
+  },
   pkexec: { valued: ["--user"], transparent: false },
   unshare: {
     valued: [
@@ -103,7 +114,7 @@ const INLINE_CODE = new Set(["-c", "-e", "-E", "-m", "-r", "-p", "--eval", "--pr
 export type StandardInput =
   | { kind: "pipe" }
   | { kind: "script"; text: ShellWord }
-  | { kind: "file" }
+  | { kind: "file"; word: ShellWord }
   | { kind: "none" };
 
 const UNKNOWN_SCRIPT = "it runs a script known only when it runs";
@@ -115,6 +126,12 @@ export function unwrapCommand(
   words: readonly ShellWord[],
   stdin: StandardInput,
 ): Unwrapped | undefined {
+  // `runuser [-] USER -c COMMAND` is su's form
+  if (
+    name === "runuser" &&
+    words.some((word) => /^(-c|--command|--session-command)(=|$)/.test(word.value ?? ""))
+  )
+    return unwrapSu(words);
   const simple = Object.hasOwn(SIMPLE_WRAPPERS, name) ? SIMPLE_WRAPPERS[name] : undefined;
   if (simple) return unwrapSimple(words, simple);
   if (SHELLS.has(name)) return unwrapShell(words, stdin);
@@ -171,7 +188,8 @@ function unwrapEnv(words: readonly ShellWord[]): Unwrapped {
   });
   let at = args.operandsAt;
   let assigns = 0;
-  while (at < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[at]?.value ?? "")) {
+  // env takes every word with a `=` before the command as a variable, names such as `BASH_FUNC_f%%` too
+  while (at < words.length && /^[^=]+=/.test(words[at]?.value ?? "")) {
     at++;
     assigns++;
   }
@@ -239,6 +257,8 @@ function fromStandardInput(stdin: StandardInput): Unwrapped {
     return { transparent: false, unknown: "it runs a script it reads from a pipe, known only when it runs" };
   }
   if (stdin.kind === "script") return { scripts: [stdin.text], transparent: true };
+  // `bash < x.sh` runs x.sh as `bash x.sh` does
+  if (stdin.kind === "file") return { transparent: false, scriptFile: stdin.word };
   return { transparent: false };
 }
 
