@@ -135,7 +135,8 @@ function deletionAsRm(effect: FileEffect): Check {
 
 /**
  * A file named by a program Gantry has no account of (`gzip x`, `xxd x`): judged as a read, and as a
- * change by deny rules and the protected files. Where it is known only when running, nothing is judged.
+ * change by deny rules and the protected files. Known only when running, it is a read that asks (as
+ * `cat $f` does); not a change, or every `prog $x` in yolo would be refused as a possible hook file.
  */
 async function unknownUseChecks(effect: FileEffect, context: CheckContext): Promise<Check[]> {
   const plain = { ...effect, unknownUse: undefined };
@@ -147,7 +148,10 @@ async function unknownUseChecks(effect: FileEffect, context: CheckContext): Prom
   });
   const judged: Check[] = [];
   for (const check of reads) {
-    if (check.unknown !== undefined || check.value.type !== "path") continue;
+    if (check.unknown !== undefined || check.value.type !== "path") {
+      judged.push(check);
+      continue;
+    }
     const folder = check.value.resolved !== undefined && (await isExistingFolder(check.value.resolved));
     judged.push(
       explained({ ...check, value: { ...check.value, directory: check.value.directory || folder } }),

@@ -115,7 +115,7 @@ const GIT_READS = new Set([
  * The files a program Gantry has no account of may use (SPEC §5: a deny rule holds against every
  * route): each literal word after it that could be a path, and the value of `--opt=PATH`. Each is
  * judged as a read, and by deny rules and the protected files as a change (`gzip x` replaces x).
- * Words known only when running are left out: nothing says they are files at all.
+ * A word known only when running is a read known only when running, as `cat $f`'s is.
  */
 export function filesNamedByUnknownProgram(
   name: string,
@@ -137,11 +137,13 @@ export function filesNamedByUnknownProgram(
   return targets;
 }
 
-/** The word as a path, `--opt=PATH`'s PATH, or undefined for an option or a word known only when running. */
+/** The word as a path (or a pattern, or one known only when running), `--opt=PATH`'s PATH, or undefined for an option. */
 function pathPart(word: ShellWord): ShellWord | undefined {
   if (word.pattern !== undefined) return word;
   const value = word.value;
-  if (value === undefined || value === "" || value === "-" || value.includes("\n")) return undefined;
+  // `$f`: a read known only when it runs, as `cat $f` is (an option, `-x$y`, is none)
+  if (value === undefined) return word.written.startsWith("-") ? undefined : word;
+  if (value === "" || value === "-" || value.includes("\n")) return undefined;
   if (!value.startsWith("-")) return word;
   const equals = value.indexOf("=");
   if (equals < 0 || equals === value.length - 1) return undefined;

@@ -110,3 +110,17 @@ describe("the protected files hold against programs that change the files they a
     expect(read.error, read.text).toBe(false);
   });
 });
+
+describe("a file named only when the command runs", () => {
+  it("is a read known only when it runs for any program: asked in default, refused in yolo while a Read deny rule exists", async () => {
+    const line = "f=secret-dir/token.txt; xxd $f";
+    const yolo = await session({ mode: "yolo", files: SECRET, settings: DENY_READ });
+    const denied = await yolo.command(line);
+    expect(denied.text).toMatch(/^Denied by rule deny Read\(\.\/secret-dir\/\*\*\).*known only when it runs/);
+    const asking = await session({ mode: "default", files: SECRET, settings: DENY_READ });
+    expect((await asking.command(line)).errorCode).toBe("denied");
+    expect(asking.asked[0]?.decision.reason).toContain("could be what rule deny Read(./secret-dir/**)");
+    const free = await session({ mode: "yolo", files: SECRET });
+    expect((await free.command("f=src/app.ts; xxd $f")).error).toBe(false);
+  });
+});
