@@ -124,3 +124,19 @@ describe("a file named only when the command runs", () => {
     expect((await free.command("f=src/app.ts; xxd $f")).error).toBe(false);
   });
 });
+
+describe("in the sandbox, what a Read deny rule covers is unreadable for every program", () => {
+  it("python3 cannot open a file deny Read(./secret-dir/**) covers; other files it reads", async () => {
+    const s = await session({
+      mode: "yolo",
+      files: SECRET,
+      settings: { ...DENY_READ, sandbox: { enabled: true } },
+    });
+    const read = (file: string) =>
+      s.command(`python3 -c 'print(open("${file}").read())' 2>&1 || echo refused`);
+    const secret = await read("secret-dir/token.txt");
+    expect(secret.text).not.toContain("abc123");
+    expect(secret.text).toContain("refused");
+    expect((await read("src/app.ts")).text).toContain("export {};");
+  });
+});
