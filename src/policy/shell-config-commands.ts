@@ -28,6 +28,12 @@ export interface ConfigCommands {
 
 /** `NAME=VALUE` (an assignment before a command, or env's): VALUE when NAME holds a command. */
 export function commandsInAssignment(name: string, value: ShellWord | undefined): ConfigCommands {
+  if (name === "PATH" && !isSystemPath(value))
+    return {
+      scripts: [],
+      unknown:
+        "PATH makes program names run files from folders other than the system's, so what runs is known only when it runs",
+    };
   if (LOADING_VARIABLES.test(name))
     return { scripts: [], unknown: `${name} makes it run or read code or settings named only when it runs` };
   const exported = EXPORTED_FUNCTION.exec(name);
@@ -37,6 +43,12 @@ export function commandsInAssignment(name: string, value: ShellWord | undefined)
     return { scripts: [], unknown: `${name} is a command known only when it runs` };
   }
   return { scripts: [{ written: value.written, value: value.value.replace(/^\|/, "") }] };
+}
+
+/** A PATH of system folders only (`/usr/local/bin:/usr/bin:/bin`): a name still runs the program it names. */
+function isSystemPath(value: ShellWord | undefined): boolean {
+  if (value?.value === undefined) return false;
+  return value.value.split(":").every((entry) => /^\/(usr\/)?(local\/)?s?bin\/?$/.test(entry));
 }
 
 /** A prompt's command substitutions run as `echo PROMPT` would; an exported function's body as its definition. */

@@ -156,6 +156,8 @@ export function unwrapCommand(
       return unwrapTrap(words);
     case "alias":
       return unwrapAlias(words);
+    case "hash":
+      return unwrapHash(words);
     case "su":
       return unwrapSu(words);
     case "watch":
@@ -318,7 +320,15 @@ function unwrapAlias(words: readonly ShellWord[]): Unwrapped | undefined {
       scripts.push({ written: body, value: body });
     }
   }
-  return scripts.length > 0 ? { scripts, transparent: true } : undefined;
+  // a later line may use the name with words of its own (`alias f=env`, then `f rm x`)
+  const unknown = "an alias makes a name run its text with the words a later command gives it";
+  return scripts.length > 0 ? { scripts, transparent: true, unknown } : undefined;
+}
+
+/** `hash -p FILE NAME` makes NAME run FILE. */
+function unwrapHash(words: readonly ShellWord[]): Unwrapped | undefined {
+  if (!words.some((word) => word.value === undefined || /^-[a-z]*p/.test(word.value))) return undefined;
+  return { transparent: false, unknown: "hash -p makes a name run another program" };
 }
 
 /** `su [options] [-] [user] -c COMMAND`. */

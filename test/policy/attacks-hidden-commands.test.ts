@@ -1,3 +1,5 @@
+import { chmodSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { policySessions } from "./session-support.js";
 
@@ -79,5 +81,33 @@ describe("deny Bash(rm:*) holds against commands hidden in the environment and i
     expect((await asking.command("BASH_ENV=evil.sh bash -c true")).errorCode).toBe("denied");
     expect(asking.asked[0]?.decision.reason).toContain("BASH_ENV makes it run or read code");
     expect(asking.exists("victim")).toBe(true);
+  });
+});
+
+describe("a name made to run something else is known only when it runs (yolo, deny Bash(rm:*))", () => {
+  const BIN_LS = "#!/bin/sh\nrm victim\n";
+  for (const lines of [
+    ["PATH=$PWD/bin:$PATH ls"],
+    ["PATH=bin:/usr/bin:/bin ls"],
+    ["export PATH=$PWD/bin:$PATH", "ls"],
+    ["hash -p bin/ls ls; ls"],
+    ["shopt -s expand_aliases; alias f=env", "f rm victim"],
+  ]) {
+    it(`refuses ${JSON.stringify(lines)} in a persistent terminal`, async () => {
+      const s = await session({ mode: "yolo", files: { ...FILES, "bin/ls": BIN_LS }, settings: DENY_RM });
+      chmodSync(path.join(s.ws.root, "bin/ls"), 0o755);
+      const terminal = { RunPersistent: true, RequestedTerminalID: "t1" };
+      const first = await s.command(lines[0] as string, terminal);
+      expect(first.errorCode, first.text).toBe("denied");
+      expect(first.text).toMatch(/known only when it runs|run its text|run another program/);
+      for (const line of lines.slice(1)) await s.command(line, terminal);
+      expect(s.exists("victim")).toBe(true);
+    });
+  }
+
+  it("a PATH of system folders only changes nothing that matters", async () => {
+    const s = await session({ mode: "yolo", files: FILES, settings: DENY_RM });
+    const result = await s.command("PATH=/usr/local/bin:/usr/bin:/bin ls");
+    expect(result.error, result.text).toBe(false);
   });
 });

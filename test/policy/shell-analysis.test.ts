@@ -131,7 +131,7 @@ describe("what runs, not how it is spelled", () => {
     expect(programs(`bash <<< "rm victim"`)).toEqual(["bash (wrapper)", "rm victim"]);
     expect(programs("env -S 'rm victim'")).toEqual(["env -S 'rm victim'", "rm victim"]);
     expect(programs("trap 'rm victim' EXIT")).toEqual(["trap 'rm victim' EXIT (wrapper)", "rm victim"]);
-    expect(programs("alias ls='rm -rf'")).toEqual(["alias 'ls=rm -rf' (wrapper)", "rm -rf"]);
+    expect(programs("alias ls='rm -rf'")).toEqual(["alias 'ls=rm -rf' (wrapper) (unknown)", "rm -rf"]);
     expect(programs("bash -c 'echo \"x'")).toEqual([`bash -c 'echo "x' (wrapper)`, 'echo "x (unparseable)']);
   });
 
