@@ -7,6 +7,7 @@ import {
   XARGS_SHAPE,
 } from "./shell-args.js";
 import { READERS } from "./shell-named-files.js";
+import { curlFiles, wgetFiles } from "./shell-net-files.js";
 import { readSed } from "./shell-sed.js";
 import { literalWord, type ShellWord } from "./shell-words.js";
 
@@ -170,7 +171,7 @@ function ddFiles(words: readonly ShellWord[]): FileTarget[] {
   return targets;
 }
 
-function afterEquals(word: ShellWord): ShellWord {
+export function afterEquals(word: ShellWord): ShellWord {
   const at = word.written.indexOf("=") + 1;
   if (word.value !== undefined) return literalWord(word.value.slice(word.value.indexOf("=") + 1));
   return { written: word.written.slice(at) };
@@ -214,60 +215,6 @@ function grepFiles(recursiveByDefault: boolean): Handler {
     if (paths.length === 0 && recursive) return [...files, read(literalWord("."), { recursive: true })];
     return [...files, ...paths.map((word) => read(word, { recursive }))];
   };
-}
-
-/** curl -o FILE, -O (named after the URL), -T FILE and `@FILE` data are files it writes or sends. */
-function curlFiles(words: readonly ShellWord[]): FileTarget[] {
-  const targets: FileTarget[] = [];
-  const urls = words.filter((word) => (word.value ?? "").includes("://"));
-  for (const [index, word] of words.entries()) {
-    const next = words[index + 1];
-    const value = word.value ?? "";
-    if ((value === "-o" || value === "--output") && next && next.value !== "-") targets.push(write(next));
-    else if (value.startsWith("--output=")) targets.push(write(afterEquals(word)));
-    else if (value === "-O" || value === "--remote-name" || value === "--remote-name-all") {
-      targets.push(...urls.map((url) => write(urlFileName(url))));
-    } else if ((value === "-T" || value === "--upload-file") && next) targets.push(read(next));
-    else if (/^(-d|--data|--data-binary|--data-urlencode|--json|-F|--form)$/.test(value) && next) {
-      const at = (next.value ?? "").indexOf("@");
-      if (at >= 0 && next.value) targets.push(read(literalWord(next.value.slice(at + 1))));
-      else if (next.value === undefined) targets.push(read({ written: next.written }));
-    }
-  }
-  return targets;
-}
-
-/** wget writes -O's file, or one named after the URL; -o/-a are its log. */
-function wgetFiles(words: readonly ShellWord[]): FileTarget[] {
-  const args = parseArgs(words, 1, {
-    valued: ["-O", "--output-document", "-o", "--output-file", "-a", "--append-output", "-P"].concat([
-      "--directory-prefix",
-      "-t",
-      "--tries",
-      "-T",
-      "--timeout",
-      "-U",
-      "--user-agent",
-      "-e",
-    ]),
-    permute: true,
-  });
-  const logs = optionValues(args, "-o", "--output-file", "-a", "--append-output");
-  const documents = optionValues(args, "-O", "--output-document");
-  const targets = [...logs, ...documents].flatMap((word) =>
-    word && word.value !== "-" ? [write(word)] : [],
-  );
-  if (documents.length === 0) targets.push(...args.operands.map((url) => write(urlFileName(url))));
-  return targets;
-}
-
-function urlFileName(url: ShellWord): ShellWord {
-  if (url.value === undefined) return { written: url.written };
-  try {
-    return literalWord(baseName(new URL(url.value).pathname) || "index.html");
-  } catch {
-    return { written: url.written };
-  }
 }
 
 /** ls and tree list their operands, or the folder they run in; `ls -R` and tree list all below. */

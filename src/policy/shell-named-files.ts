@@ -123,8 +123,9 @@ export function filesNamedByUnknownProgram(
   interpreter: boolean,
 ): FileTarget[] {
   if (NAMES_ONLY.has(name)) return [];
-  const readOnly = name === "git" && GIT_READS.has(gitSubcommand(words) ?? "");
-  const targets: FileTarget[] = [];
+  const subcommand = name === "git" ? gitSubcommand(words) : undefined;
+  const readOnly = subcommand !== undefined && GIT_READS.has(subcommand);
+  const targets: FileTarget[] = name === "git" ? gitHistoryReads(words, subcommand) : [];
   let scriptSeen = false;
   for (const word of words.slice(1)) {
     const candidate = pathPart(word);
@@ -135,6 +136,37 @@ export function filesNamedByUnknownProgram(
     targets.push({ kind: "read", word: candidate, ...(onlyRead ? {} : { unknownUse: true }) });
   }
   return targets;
+}
+
+/** git subcommands that print what files hold, from the history or the index, where no path limits them. */
+const GIT_CONTENT = new Set(["grep", "show", "log", "archive", "format-patch", "whatchanged"]);
+/** Options with which show and log print no file's content (`--stat`, `-s`); log prints none without `-p`. */
+const GIT_NO_CONTENT =
+  /^(--stat|--shortstat|--numstat|--name-only|--name-status|--summary|-s|--no-patch|--oneline)$/;
+
+/**
+ * `git show HEAD:secret`, `git cat-file -p :secret` read a path the word holds after its `:`;
+ * `git grep x`, `git show`, `git log -p`, `git archive` with no path after `--` read every tracked file.
+ */
+function gitHistoryReads(words: readonly ShellWord[], subcommand: string | undefined): FileTarget[] {
+  const targets: FileTarget[] = [];
+  for (const word of words.slice(1)) {
+    const value = word.value;
+    const colon = value?.indexOf(":") ?? -1;
+    if (value !== undefined && colon >= 0 && !value.startsWith("-") && colon < value.length - 1)
+      targets.push({ kind: "read", word: literalWord(value.slice(colon + 1)) });
+  }
+  // `REV:path` names what it prints
+  if (subcommand === undefined || !GIT_CONTENT.has(subcommand) || targets.length > 0) return targets;
+  const values = words.map((word) => word.value);
+  const dashes = values.indexOf("--");
+  if (dashes >= 0 && dashes < values.length - 1) return targets;
+  if (values.some((value) => value !== undefined && GIT_NO_CONTENT.test(value))) return targets;
+  const patches = values.some(
+    (value) => value !== undefined && /^(-p|--patch|-u|--patch-with-stat)$/.test(value),
+  );
+  if (subcommand === "log" && !patches) return targets;
+  return [...targets, { kind: "read", word: literalWord("."), recursive: true }];
 }
 
 /** The word as a path (or a pattern, or one known only when running), `--opt=PATH`'s PATH, or undefined for an option. */

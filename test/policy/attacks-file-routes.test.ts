@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -138,5 +139,51 @@ describe("in the sandbox, what a Read deny rule covers is unreadable for every p
     expect(secret.text).not.toContain("abc123");
     expect(secret.text).toContain("refused");
     expect((await read("src/app.ts")).text).toContain("export {};");
+  });
+});
+
+describe("git and curl reach a denied file by other names (yolo, a committed secret-dir)", () => {
+  const committed = async () => {
+    const s = await session({ mode: "yolo", files: SECRET, settings: DENY_READ });
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: s.ws.root });
+    git("init", "-q", ".");
+    git("add", "-A");
+    git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "x");
+    return s;
+  };
+  for (const line of [
+    "git show HEAD:secret-dir/token.txt",
+    "git show :secret-dir/token.txt",
+    "git cat-file -p HEAD:secret-dir/token.txt",
+    "git grep TOKEN",
+    "git show | cat",
+    "git log -p | cat",
+    "git archive HEAD | tar -xO",
+    "git format-patch -1 --stdout",
+    "curl -s file://$PWD/secret-dir/token.txt",
+    "curl -s file:///proc/self/cwd/secret-dir/token.txt",
+  ]) {
+    it(`refuses ${JSON.stringify(line)}`, async () => {
+      const s = await committed();
+      const result = await s.command(line);
+      expect(result.errorCode, result.text).toBe("denied");
+      expect(result.text).toMatch(/^Denied by rule deny Read\(\.\/secret-dir\/\*\*\)/);
+      expect(result.text).not.toContain("abc123");
+    });
+  }
+
+  it("git commands that print no denied file's content still run", async () => {
+    const s = await committed();
+    for (const line of [
+      "git log --oneline",
+      "git show --stat",
+      "git show HEAD:src/app.ts",
+      "git grep export -- src",
+      "git status",
+    ]) {
+      const result = await s.command(line);
+      expect(result.error, `${line}: ${result.text}`).toBe(false);
+      expect(result.text).not.toContain("abc123");
+    }
   });
 });
