@@ -133,8 +133,39 @@ function deletionAsRm(effect: FileEffect): Check {
   };
 }
 
+/**
+ * A file named by a program Gantry has no account of (`gzip x`, `xxd x`): judged as a read, and as a
+ * change by deny rules and the protected files. Known only when running, it is a read that asks (as
+ * `cat $f` does); not a change, or every `prog $x` in yolo would be refused as a possible hook file.
+ */
+async function unknownUseChecks(effect: FileEffect, context: CheckContext): Promise<Check[]> {
+  const plain = { ...effect, unknownUse: undefined };
+  const reads = await fileChecks(plain, context);
+  const changes = await fileChecks({ ...plain, kind: "write" }, context);
+  const explained = (check: Check) => ({
+    ...check,
+    label: `${check.label} (named by "${effect.via}", a program Gantry cannot tell reads or changes it)`,
+  });
+  const judged: Check[] = [];
+  for (const check of reads) {
+    if (check.unknown !== undefined || check.value.type !== "path") {
+      judged.push(check);
+      continue;
+    }
+    const folder = check.value.resolved !== undefined && (await isExistingFolder(check.value.resolved));
+    judged.push(
+      explained({ ...check, value: { ...check.value, directory: check.value.directory || folder } }),
+    );
+  }
+  for (const check of changes) {
+    if (check.unknown === undefined) judged.push(explained({ ...check, implied: true, onlyDenials: true }));
+  }
+  return judged;
+}
+
 /** The checks of one file a command names, for every folder it may be relative to. */
 async function fileChecks(effect: FileEffect, context: CheckContext): Promise<Check[]> {
+  if (effect.unknownUse) return unknownUseChecks(effect, context);
   const word = effect.word;
   const named = word.value ?? word.pattern;
   if (named === undefined) {

@@ -1,10 +1,12 @@
 import { parseArgs } from "./shell-args.js";
 import { commandsInAssignment, commandsInAssignmentWord, readGit } from "./shell-config-commands.js";
-import { baseName, type FileTarget, fileTargetsOf } from "./shell-files.js";
+import { baseName, type FileTarget, fileTargetsOf, knowsFilesOf } from "./shell-files.js";
 import { readFind } from "./shell-find.js";
+import { filesNamedByUnknownProgram } from "./shell-named-files.js";
+import { commandsInOptions } from "./shell-option-commands.js";
 import { type ParsedScript, parseShellScript, type ShNode } from "./shell-parser.js";
 import { literalWord, readWord, type ShellWord, spelled } from "./shell-words.js";
-import { type StandardInput, unwrapCommand } from "./shell-wrappers.js";
+import { isInterpreter, type StandardInput, unwrapCommand } from "./shell-wrappers.js";
 
 /**
  * What a command line does, as permission rules judge it (SPEC §5): every program it runs (through
@@ -179,10 +181,11 @@ function interpretCommand(words: ShellWord[], assigns: ShellWord[], state: State
   const name = baseName(program.value);
   const unwrapped = unwrapCommand(name, words, context.stdin);
   const git = name === "git" ? readGit(words) : undefined;
+  const inOptions = commandsInOptions(name, words);
   const find = name === "find" ? readFind(words) : undefined;
   const runsSomething = (unwrapped?.inner?.length ?? 0) > 0 || (unwrapped?.scripts?.length ?? 0) > 0;
   const run = programRun(words, assigns, {
-    unknown: unwrapped?.unknown ?? git?.unknown,
+    unknown: unwrapped?.unknown ?? git?.unknown ?? inOptions?.unknown,
     wrapper: unwrapped?.transparent === true && runsSomething && isSystemProgram(program.value),
     openEnded: context.openEnded,
     spelling: git?.spelling,
@@ -195,7 +198,11 @@ function interpretCommand(words: ShellWord[], assigns: ShellWord[], state: State
   if (unwrapped?.scriptFile) addFile({ kind: "read", word: unwrapped.scriptFile }, run.label, state);
   // what xargs appends is more operands, named only when it runs
   const operands = context.openEnded ? [...words, { written: "…" }] : words;
-  for (const target of [...fileTargetsOf(name, operands), ...(find?.targets ?? [])])
+  const named =
+    knowsFilesOf(name) || unwrapped || find
+      ? []
+      : filesNamedByUnknownProgram(name, words, isInterpreter(name));
+  for (const target of [...fileTargetsOf(name, operands), ...(find?.targets ?? []), ...named])
     addFile(target, run.label, state);
   if (name === "cd" || name === "pushd" || name === "popd") moveFolders(name, words, state);
   if (unwrapped?.chdir) moveFolders("cd", [literalWord("cd"), unwrapped.chdir], state);
@@ -206,7 +213,8 @@ function interpretCommand(words: ShellWord[], assigns: ShellWord[], state: State
   for (const command of find?.commands ?? []) {
     if (command.length > 0) interpretCommand(command, [], state, { ...next, stdin: { kind: "none" } });
   }
-  runScripts([...(unwrapped?.scripts ?? []), ...(git?.scripts ?? [])], state, context.level);
+  const hidden = [...(git?.scripts ?? []), ...(inOptions?.scripts ?? [])];
+  runScripts([...(unwrapped?.scripts ?? []), ...hidden], state, context.level);
   for (const assignment of unwrapped?.assignments ?? []) {
     const found = commandsInAssignmentWord(assignment);
     runScripts(found.scripts, state, context.level);
@@ -353,7 +361,7 @@ function standardInput(stmt: ShNode, script: ParsedScript, state: State, piped: 
       const target = readWord(word, script, state.home);
       return target.value === undefined && target.pattern === undefined
         ? { kind: "script", text: target }
-        : { kind: "file" };
+        : { kind: "file", word: target };
     }
   }
   return piped ? { kind: "pipe" } : { kind: "none" };

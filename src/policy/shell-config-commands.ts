@@ -5,14 +5,21 @@ import type { ShellWord } from "./shell-words.js";
  * `GIT_SSH_COMMAND='rm x' git fetch`, `PAGER='rm x' man ls`. Their values run as shell commands.
  */
 const COMMAND_KEYS =
-  /^(core\.(pager|editor|sshcommand|fsmonitor|askpass)|sequence\.editor|diff\.external|gpg(\.[^.]+)?\.program|credential(\..+)?\.helper|alias\..+|pager\..+|interactive\.difffilter|filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|merge\..+\.driver|uploadpack\.packobjectshook)$/;
+  /^(core\.(pager|editor|sshcommand|fsmonitor|askpass|gitproxy)|sequence\.editor|diff\.external|gpg(\.[^.]+)?\.program|credential(\..+)?\.helper|alias\..+|pager\..+|interactive\.difffilter|filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|merge\..+\.driver|uploadpack\.packobjectshook)$/;
 /** Whether a git configuration key (lower-case) holds a command git runs. */
 export const isGitCommandKey = (key: string): boolean => COMMAND_KEYS.test(key);
 
 /** Keys that point git at other files it runs or reads its configuration from. */
 const FILE_KEYS = /^(core\.hookspath|include\.path|includeif\..+\.path)$/;
 const COMMAND_VARIABLES =
-  /^(GIT_SSH_COMMAND|GIT_SSH|GIT_PAGER|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|PAGER|MANPAGER|SYSTEMD_PAGER|EDITOR|VISUAL|BROWSER|LESSOPEN|LESSCLOSE|PROMPT_COMMAND)$/;
+  /^(GIT_SSH_COMMAND|GIT_SSH|GIT_PAGER|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|PAGER|MANPAGER|SYSTEMD_PAGER|EDITOR|VISUAL|BROWSER|LESSOPEN|LESSCLOSE|PROMPT_COMMAND|GIT_PROXY_COMMAND)$/;
+/** Prompt strings: their `$(…)` runs each time the prompt shows (PS4 before every line of `bash -x`). */
+const PROMPT_VARIABLES = /^PS[0124]$/;
+/** Variables whose value names code or configuration the program loads before doing what it was asked. */
+const LOADING_VARIABLES =
+  /^(BASH_ENV|ENV|LD_PRELOAD|LD_AUDIT|GIT_CONFIG|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_EXEC_PATH|GIT_TEMPLATE_DIR)$/;
+/** An exported function, as bash imports it from the environment: `BASH_FUNC_name%%=() { …; }`. */
+const EXPORTED_FUNCTION = /^BASH_FUNC_(.+)%%$/;
 
 export interface ConfigCommands {
   scripts: ShellWord[];
@@ -21,11 +28,38 @@ export interface ConfigCommands {
 
 /** `NAME=VALUE` (an assignment before a command, or env's): VALUE when NAME holds a command. */
 export function commandsInAssignment(name: string, value: ShellWord | undefined): ConfigCommands {
+  if (name === "PATH" && !isSystemPath(value))
+    return {
+      scripts: [],
+      unknown:
+        "PATH makes program names run files from folders other than the system's, so what runs is known only when it runs",
+    };
+  if (LOADING_VARIABLES.test(name))
+    return { scripts: [], unknown: `${name} makes it run or read code or settings named only when it runs` };
+  const exported = EXPORTED_FUNCTION.exec(name);
+  if (exported || PROMPT_VARIABLES.test(name)) return commandsInValue(name, value, exported?.[1]);
   if (!COMMAND_VARIABLES.test(name)) return { scripts: [] };
   if (!value || value.value === undefined) {
     return { scripts: [], unknown: `${name} is a command known only when it runs` };
   }
   return { scripts: [{ written: value.written, value: value.value.replace(/^\|/, "") }] };
+}
+
+/** A PATH of system folders only (`/usr/local/bin:/usr/bin:/bin`): a name still runs the program it names. */
+function isSystemPath(value: ShellWord | undefined): boolean {
+  if (value?.value === undefined) return false;
+  return value.value.split(":").every((entry) => /^\/(usr\/)?(local\/)?s?bin\/?$/.test(entry));
+}
+
+/** A prompt's command substitutions run as `echo PROMPT` would; an exported function's body as its definition. */
+function commandsInValue(name: string, value: ShellWord | undefined, functionName?: string): ConfigCommands {
+  if (!value || value.value === undefined) {
+    return { scripts: [], unknown: `${name} holds commands known only when it runs` };
+  }
+  if (functionName === undefined)
+    return { scripts: [{ written: value.written, value: `echo ${value.value}` }] };
+  if (!value.value.startsWith("() {")) return { scripts: [] };
+  return { scripts: [{ written: value.written, value: `${functionName} ${value.value}` }] };
 }
 
 /** The same for a word `NAME=VALUE` as env and export take it. */

@@ -6,6 +6,8 @@ import {
   SCRIPT_VALUED,
   XARGS_SHAPE,
 } from "./shell-args.js";
+import { READERS } from "./shell-named-files.js";
+import { curlFiles, wgetFiles } from "./shell-net-files.js";
 import { readSed } from "./shell-sed.js";
 import { literalWord, type ShellWord } from "./shell-words.js";
 
@@ -31,6 +33,8 @@ export interface FileTarget {
   moves?: boolean;
   /** A file a new link points at (`ln -s FILE link`, `ln FILE link`): writing the link writes it. */
   linksTo?: boolean;
+  /** Named by a program Gantry has no account of: a read, and a change as far as deny rules and protected files go. */
+  unknownUse?: boolean;
 }
 
 type Handler = (words: readonly ShellWord[]) => FileTarget[];
@@ -71,7 +75,8 @@ function copyLike(options: { reads: boolean; deletes: boolean; recursive: (recur
     const sources = folder ? args.operands : args.operands.slice(0, -1);
     const destination = folder ?? args.operands[args.operands.length - 1];
     const targets: FileTarget[] = [];
-    if (options.reads) targets.push(...sources.map((word) => read(word, { recursive })));
+    // a moved file's content shows under its new name: Read rules judge mv's sources as reads too
+    if (options.reads || options.deletes) targets.push(...sources.map((word) => read(word, { recursive })));
     if (options.deletes)
       targets.push(...sources.map((word) => remove(word, { recursive: true, moves: true })));
     if (!destination || sources.length === 0) return targets;
@@ -107,8 +112,11 @@ function lnFiles(words: readonly ShellWord[]): FileTarget[] {
   const targets = folder || single ? args.operands : args.operands.slice(0, -1);
   const link = folder ?? (single ? undefined : args.operands[args.operands.length - 1]);
   const files: FileTarget[] = [];
-  for (const target of targets)
-    files.push(linkTarget(target, symbolic, link, !!folder || targets.length > 1));
+  for (const target of targets) {
+    const linked = linkTarget(target, symbolic, link, !!folder || targets.length > 1);
+    // the link shows the target's content under a new name: Read rules judge it as a read of the target
+    files.push(linked, read(linked.word, { recursive: true }));
+  }
   if (single && targets[0]) {
     const value = targets[0].value;
     files.push(write(value !== undefined ? literalWord(baseName(value)) : { written: targets[0].written }));
@@ -142,6 +150,7 @@ function sedFiles(words: readonly ShellWord[]): FileTarget[] {
     ...sed.inPlace.map((word) => write(word)),
     ...sed.writes.map((file) => write(literalWord(file))),
     ...sed.reads.map((file) => read(literalWord(file))),
+    ...sed.inputs.map((word) => read(word)),
   ];
 }
 
@@ -162,7 +171,7 @@ function ddFiles(words: readonly ShellWord[]): FileTarget[] {
   return targets;
 }
 
-function afterEquals(word: ShellWord): ShellWord {
+export function afterEquals(word: ShellWord): ShellWord {
   const at = word.written.indexOf("=") + 1;
   if (word.value !== undefined) return literalWord(word.value.slice(word.value.indexOf("=") + 1));
   return { written: word.written.slice(at) };
@@ -208,60 +217,6 @@ function grepFiles(recursiveByDefault: boolean): Handler {
   };
 }
 
-/** curl -o FILE, -O (named after the URL), -T FILE and `@FILE` data are files it writes or sends. */
-function curlFiles(words: readonly ShellWord[]): FileTarget[] {
-  const targets: FileTarget[] = [];
-  const urls = words.filter((word) => (word.value ?? "").includes("://"));
-  for (const [index, word] of words.entries()) {
-    const next = words[index + 1];
-    const value = word.value ?? "";
-    if ((value === "-o" || value === "--output") && next && next.value !== "-") targets.push(write(next));
-    else if (value.startsWith("--output=")) targets.push(write(afterEquals(word)));
-    else if (value === "-O" || value === "--remote-name" || value === "--remote-name-all") {
-      targets.push(...urls.map((url) => write(urlFileName(url))));
-    } else if ((value === "-T" || value === "--upload-file") && next) targets.push(read(next));
-    else if (/^(-d|--data|--data-binary|--data-urlencode|--json|-F|--form)$/.test(value) && next) {
-      const at = (next.value ?? "").indexOf("@");
-      if (at >= 0 && next.value) targets.push(read(literalWord(next.value.slice(at + 1))));
-      else if (next.value === undefined) targets.push(read({ written: next.written }));
-    }
-  }
-  return targets;
-}
-
-/** wget writes -O's file, or one named after the URL; -o/-a are its log. */
-function wgetFiles(words: readonly ShellWord[]): FileTarget[] {
-  const args = parseArgs(words, 1, {
-    valued: ["-O", "--output-document", "-o", "--output-file", "-a", "--append-output", "-P"].concat([
-      "--directory-prefix",
-      "-t",
-      "--tries",
-      "-T",
-      "--timeout",
-      "-U",
-      "--user-agent",
-      "-e",
-    ]),
-    permute: true,
-  });
-  const logs = optionValues(args, "-o", "--output-file", "-a", "--append-output");
-  const documents = optionValues(args, "-O", "--output-document");
-  const targets = [...logs, ...documents].flatMap((word) =>
-    word && word.value !== "-" ? [write(word)] : [],
-  );
-  if (documents.length === 0) targets.push(...args.operands.map((url) => write(urlFileName(url))));
-  return targets;
-}
-
-function urlFileName(url: ShellWord): ShellWord {
-  if (url.value === undefined) return { written: url.written };
-  try {
-    return literalWord(baseName(new URL(url.value).pathname) || "index.html");
-  } catch {
-    return { written: url.written };
-  }
-}
-
 /** ls and tree list their operands, or the folder they run in; `ls -R` and tree list all below. */
 function listing(shape: OptionShape, recursiveWith: string[]): Handler {
   return (words) => {
@@ -281,28 +236,6 @@ function outputOption(...names: string[]): Handler {
     return optionValues(args, ...names).flatMap((word) => (word ? [write(word)] : []));
   };
 }
-
-const READERS: Record<string, OptionShape> = {
-  cat: {},
-  tac: {},
-  nl: {},
-  less: {},
-  more: {},
-  head: { valued: ["-n", "-c", "--lines", "--bytes"] },
-  tail: { valued: ["-n", "-c", "-s", "--lines", "--bytes", "--pid", "--sleep-interval"] },
-  wc: {},
-  od: { valued: ["-A", "-j", "-N", "-t", "-w"] },
-  hexdump: { valued: ["-n", "-s", "-e", "-f"] },
-  strings: { valued: ["-n", "-t", "-e"] },
-  base64: { valued: ["-w", "--wrap"] },
-  md5sum: {},
-  sha1sum: {},
-  sha256sum: {},
-  sha512sum: {},
-  cksum: {},
-  cmp: { valued: ["-i", "-n", "--bytes", "--ignore-initial"] },
-  diff: { valued: ["--label", "-L", "-I", "-F", "--from-file", "--to-file"] },
-};
 
 const HANDLERS: Record<string, Handler> = {
   tee: operandsAre("write", {}),
@@ -384,11 +317,27 @@ const HANDLERS: Record<string, Handler> = {
   rg: grepFiles(true),
   ls: listing({ valued: ["-I", "--ignore", "-w", "--width", "-T"] }, ["-R", "--recursive"]),
   tree: listing({ valued: ["-L", "-P", "-I", "-o"] }, []),
+  uniq: uniqFiles,
   xargs: (words) => {
     const args = parseArgs(words, 1, XARGS_SHAPE);
     return optionValues(args, "-a", "--arg-file").flatMap((word) => (word ? [read(word)] : []));
   },
 };
+
+/** `uniq [INPUT [OUTPUT]]`. */
+function uniqFiles(words: readonly ShellWord[]): FileTarget[] {
+  const args = parseArgs(words, 1, {
+    valued: ["-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"],
+    permute: true,
+  });
+  const [input, output] = args.operands;
+  return [...(input ? [read(input)] : []), ...(output ? [write(output)] : [])];
+}
+
+/** Whether Gantry knows which files `name` reads, writes and deletes (else each word it is given may be one). */
+export function knowsFilesOf(name: string): boolean {
+  return Object.hasOwn(HANDLERS, name) || Object.hasOwn(READERS, name);
+}
 
 /** The files `words` (program first) names as its own reads, writes and deletes. */
 export function fileTargetsOf(name: string, words: readonly ShellWord[]): FileTarget[] {

@@ -12,6 +12,8 @@ export interface SedScripts {
   unknown?: string;
   /** Files edited in place (`-i`). */
   inPlace: ShellWord[];
+  /** The files it reads its stream from (also those it edits in place). */
+  inputs: ShellWord[];
 }
 
 const SED_SHAPE = {
@@ -26,8 +28,9 @@ export function readSed(words: readonly ShellWord[]): SedScripts {
   const files = optionValues(args, "-f", "--file");
   const scripted = expressions.length > 0 || files.length > 0;
   const scripts = scripted ? expressions : args.operands.slice(0, 1);
-  const result: SedScripts = { writes: [], reads: [], commands: [], inPlace: [] };
-  if (hasOption(args, "-i", "--in-place")) result.inPlace = scripted ? args.operands : args.operands.slice(1);
+  const inputs = scripted ? args.operands : args.operands.slice(1);
+  const result: SedScripts = { writes: [], reads: [], commands: [], inPlace: [], inputs };
+  if (hasOption(args, "-i", "--in-place")) result.inPlace = inputs;
   if (files.length > 0) result.unknown = "its script file may write files or run commands";
   for (const script of scripts) {
     if (script?.value === undefined) {

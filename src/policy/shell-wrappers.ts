@@ -69,6 +69,17 @@ const SIMPLE_WRAPPERS: Record<string, SimpleWrapper> = {
   doas: { valued: ["-u", "-C"], transparent: false },
   chroot: { valued: ["--userspec", "--groups"], operands: 1, transparent: false },
   runuser: { valued: ["-u", "-g", "-G", "--user", "--group"], transparent: false },
+  setpriv: {
+    valued: ["--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set"].concat([
+      "--securebits",
+      "--pdeathsig",
+      "--selinux-label",
+      "--apparmor-profile",
+      "--landlock-access",
+      "--landlock-rule",
+    ]),
+    transparent: false,
+  },
   pkexec: { valued: ["--user"], transparent: false },
   unshare: {
     valued: [
@@ -95,13 +106,15 @@ const STANDARD_INPUT_FILES = new Set(["/dev/stdin", "/dev/fd/0", "/proc/self/fd/
 export const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish"]);
 /** Interpreters that read their program from standard input when given no script and no inline code. */
 const INTERPRETERS = new Set(["python", "python3", "python2", "node", "perl", "ruby", "php", "lua", "bun"]);
+/** Whether `name` runs a program in a language other than the shell's (python3, node, perl…). */
+export const isInterpreter = (name: string): boolean => INTERPRETERS.has(name) || /^python3\.\d+$/.test(name);
 const INLINE_CODE = new Set(["-c", "-e", "-E", "-m", "-r", "-p", "--eval", "--print", "--command"]);
 
 /** How a command receives standard input, for shells that would run it. */
 export type StandardInput =
   | { kind: "pipe" }
   | { kind: "script"; text: ShellWord }
-  | { kind: "file" }
+  | { kind: "file"; word: ShellWord }
   | { kind: "none" };
 
 const UNKNOWN_SCRIPT = "it runs a script known only when it runs";
@@ -113,10 +126,16 @@ export function unwrapCommand(
   words: readonly ShellWord[],
   stdin: StandardInput,
 ): Unwrapped | undefined {
+  // `runuser [-] USER -c COMMAND` is su's form
+  if (
+    name === "runuser" &&
+    words.some((word) => /^(-c|--command|--session-command)(=|$)/.test(word.value ?? ""))
+  )
+    return unwrapSu(words);
   const simple = Object.hasOwn(SIMPLE_WRAPPERS, name) ? SIMPLE_WRAPPERS[name] : undefined;
   if (simple) return unwrapSimple(words, simple);
   if (SHELLS.has(name)) return unwrapShell(words, stdin);
-  if (INTERPRETERS.has(name) || /^python3\.\d+$/.test(name)) return unwrapInterpreter(words, stdin);
+  if (isInterpreter(name)) return unwrapInterpreter(words, stdin);
   switch (name) {
     case "command":
       return unwrapCommandBuiltin(words);
@@ -137,6 +156,8 @@ export function unwrapCommand(
       return unwrapTrap(words);
     case "alias":
       return unwrapAlias(words);
+    case "hash":
+      return unwrapHash(words);
     case "su":
       return unwrapSu(words);
     case "watch":
@@ -169,7 +190,8 @@ function unwrapEnv(words: readonly ShellWord[]): Unwrapped {
   });
   let at = args.operandsAt;
   let assigns = 0;
-  while (at < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[at]?.value ?? "")) {
+  // env takes every word with a `=` before the command as a variable, names such as `BASH_FUNC_f%%` too
+  while (at < words.length && /^[^=]+=/.test(words[at]?.value ?? "")) {
     at++;
     assigns++;
   }
@@ -237,6 +259,8 @@ function fromStandardInput(stdin: StandardInput): Unwrapped {
     return { transparent: false, unknown: "it runs a script it reads from a pipe, known only when it runs" };
   }
   if (stdin.kind === "script") return { scripts: [stdin.text], transparent: true };
+  // `bash < x.sh` runs x.sh as `bash x.sh` does
+  if (stdin.kind === "file") return { transparent: false, scriptFile: stdin.word };
   return { transparent: false };
 }
 
@@ -296,7 +320,15 @@ function unwrapAlias(words: readonly ShellWord[]): Unwrapped | undefined {
       scripts.push({ written: body, value: body });
     }
   }
-  return scripts.length > 0 ? { scripts, transparent: true } : undefined;
+  // a later line may use the name with words of its own (`alias f=env`, then `f rm x`)
+  const unknown = "an alias makes a name run its text with the words a later command gives it";
+  return scripts.length > 0 ? { scripts, transparent: true, unknown } : undefined;
+}
+
+/** `hash -p FILE NAME` makes NAME run FILE. */
+function unwrapHash(words: readonly ShellWord[]): Unwrapped | undefined {
+  if (!words.some((word) => word.value === undefined || /^-[a-z]*p/.test(word.value))) return undefined;
+  return { transparent: false, unknown: "hash -p makes a name run another program" };
 }
 
 /** `su [options] [-] [user] -c COMMAND`. */

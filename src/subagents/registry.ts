@@ -25,6 +25,8 @@ export interface AgentRecord {
   transcriptFile?: string;
   worktree?: AgentWorktree;
   workingDir?: string;
+  /** The tools it may call: its own list, within its parent's (what its children are held to as well). */
+  allowTool?: (canonicalName: string) => boolean;
   /** Why `send_message` cannot continue it (seed 003's resume_blocked_reason). */
   resumeBlockedReason?: string;
   /** Settles when the current run ends. */

@@ -118,20 +118,39 @@ export async function startAgent(
 
   // the MCP servers its tool list names start now, so their tools are in the registry it is planned from
   await (opened.child?.mcp ?? host.mcp)?.prepare(mcpPatternsOf(definition, request));
-  const plan = planAgent(host, record, request, definition, model, opened, revive);
+  const planned = planAgent(host, record, request, definition, model, opened, revive);
   // its own hooks (its agent file's), from here to its end
-  const hooks = typeof plan === "string" ? { error: plan } : startAgentHooks(host, definition, id);
-  if (typeof plan === "string" || "error" in hooks) {
+  const hooks = typeof planned === "string" ? { error: planned } : startAgentHooks(host, definition, id);
+  if (typeof planned === "string" || "error" in hooks) {
     const why = "error" in hooks ? hooks.error : "the agent could not be planned";
     record.state = "failed";
     record.error = why;
     await finishWorkspace(host, record, opened);
     return fail("invalid_arguments", why);
   }
+  const plan = withinCallersTools(planned, host.agents.get(request.callerId)?.allowTool, !!definition);
+  record.allowTool = plan.allowTool;
   host.conversations.set(id, { conversation: plan.conversation, system: plan.system });
   const finished = runPlannedAgent(host, plan, opened).finally(hooks.end);
   record.settled = finished.then(() => undefined);
   return { ok: true, record, finished };
+}
+
+/**
+ * A subagent never gets a tool its caller lacks: a read-only reviewer that starts a general-purpose
+ * agent (or a fork) gives it the reviewer's tools at most. A fork keeps the parent's declarations (the
+ * shared prompt cache); a typed agent is shown only what it may call.
+ */
+function withinCallersTools(
+  plan: AgentPlan,
+  callerAllows: ((name: string) => boolean) | undefined,
+  typed: boolean,
+): AgentPlan {
+  if (!callerAllows) return plan;
+  const own = plan.allowTool;
+  const allowTool = (name: string) => own(name) && callerAllows(name);
+  const tools = typed && plan.tools ? plan.tools.filter((tool) => allowTool(tool.name)) : plan.tools;
+  return { ...plan, allowTool, ...(tools ? { tools } : {}) };
 }
 
 function registerRecord(

@@ -131,7 +131,7 @@ describe("what runs, not how it is spelled", () => {
     expect(programs(`bash <<< "rm victim"`)).toEqual(["bash (wrapper)", "rm victim"]);
     expect(programs("env -S 'rm victim'")).toEqual(["env -S 'rm victim'", "rm victim"]);
     expect(programs("trap 'rm victim' EXIT")).toEqual(["trap 'rm victim' EXIT (wrapper)", "rm victim"]);
-    expect(programs("alias ls='rm -rf'")).toEqual(["alias 'ls=rm -rf' (wrapper)", "rm -rf"]);
+    expect(programs("alias ls='rm -rf'")).toEqual(["alias 'ls=rm -rf' (wrapper) (unknown)", "rm -rf"]);
     expect(programs("bash -c 'echo \"x'")).toEqual([`bash -c 'echo "x' (wrapper)`, 'echo "x (unparseable)']);
   });
 
@@ -193,23 +193,38 @@ describe("what runs, not how it is spelled", () => {
 describe("files a command names", () => {
   it("writes of tee, sed -i, cp, mv, dd, install, ln, truncate, touch, mkdir and chmod", () => {
     expect(files("echo x | tee -a a.txt b.txt")).toEqual(["write a.txt @/ws", "write b.txt @/ws"]);
-    expect(files("sed -i.bak s/a/b/ f1 f2")).toEqual(["write f1 @/ws", "write f2 @/ws"]);
-    expect(files("sed -n -e p f1")).toEqual([]);
+    expect(files("sed -i.bak s/a/b/ f1 f2")).toEqual([
+      "write f1 @/ws",
+      "write f2 @/ws",
+      "read f1 @/ws",
+      "read f2 @/ws",
+    ]);
+    expect(files("sed -n -e p f1")).toEqual(["read f1 @/ws"]);
     expect(files("cp -r src dst")).toEqual(["read src -r @/ws", "write dst -r into src @/ws"]);
     expect(files("cp -t dir a b")).toEqual(["read a @/ws", "read b @/ws", "write dir into a,b @/ws"]);
-    expect(files("mv a b")).toEqual(["delete a -r @/ws", "write b -r into a @/ws"]);
+    // a moved file shows its content under the new name: a read as well
+    expect(files("mv a b")).toEqual(["read a -r @/ws", "delete a -r @/ws", "write b -r into a @/ws"]);
     expect(files("dd if=in of=out bs=1M")).toEqual(["read in @/ws", "write out @/ws"]);
     expect(files("install -m 755 tool /usr/local/bin/")).toEqual([
       "read tool @/ws",
       "write /usr/local/bin/ into tool @/ws",
     ]);
-    // the file a new link points at is judged too: writing the link writes it
+    // the file a new link points at is judged too: writing the link writes it, reading it reads all it holds
     expect(files("ln -sf /etc/passwd link")).toEqual([
       "write /etc/passwd @/ws",
+      "read /etc/passwd -r @/ws",
       "write link into /etc/passwd @/ws",
     ]);
-    expect(files("ln -s ../x sub/link")).toEqual(["write sub/../x @/ws", "write sub/link into ../x @/ws"]);
-    expect(files("ln hooks.json copy")).toEqual(["write hooks.json @/ws", "write copy into hooks.json @/ws"]);
+    expect(files("ln -s ../x sub/link")).toEqual([
+      "write sub/../x @/ws",
+      "read sub/../x -r @/ws",
+      "write sub/link into ../x @/ws",
+    ]);
+    expect(files("ln hooks.json copy")).toEqual([
+      "write hooks.json @/ws",
+      "read hooks.json -r @/ws",
+      "write copy into hooks.json @/ws",
+    ]);
     expect(files("truncate -s 0 log")).toEqual(["write log @/ws"]);
     expect(files("touch -d yesterday a")).toEqual(["write a @/ws"]);
     expect(files("mkdir -p a/b")).toEqual(["write a/b @/ws"]);

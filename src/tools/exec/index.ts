@@ -1,3 +1,4 @@
+import { withReadRules } from "../../policy/read-visibility.js";
 import type { AnyTool } from "../contract.js";
 import type { ToolEnvironment } from "../environment.js";
 import { createManageTaskTool } from "./manage-task.js";
@@ -8,7 +9,9 @@ import { createTerminalPool } from "./terminals.js";
 
 /** run_command, manage_task and schedule for one session; everything they start ends with the session. */
 export function createExecTools(env: ToolEnvironment): AnyTool[] {
-  const runtime = createExecRuntime(env.workspace, env.settings, env.home, env.sessionVariables);
+  // in the sandbox, files a Read deny rule covers are as unreadable as secrets (looked up per command)
+  const hidden = () => withReadRules(env.permissions, "view_file", env.workspace.secrets).guard;
+  const runtime = createExecRuntime(env.workspace, env.settings, env.home, env.sessionVariables, hidden);
   const terminals = createTerminalPool(runtime);
   const schedules = createScheduleBook(runtime, env.inbox);
   env.lifecycle.countBackground?.(

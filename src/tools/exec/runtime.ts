@@ -4,6 +4,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import type { Settings } from "../../config/settings.js";
 import { type SessionVariables, withSessionVariables } from "../../hooks/env-file.js";
+import type { SecretGuard } from "../../workspace/secrets.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { createOutputCapture, type OutputCapture } from "./output-buffer.js";
 import { shellLevel, spawnProcessTree } from "./process-tree.js";
@@ -43,12 +44,16 @@ export interface ExecRuntime {
   readonly disposed: boolean;
 }
 
-/** `home`: the session's home folder; its credential stores are hidden from sandboxed commands, as are the real home's. */
+/**
+ * `home`: the session's home folder; its credential stores are hidden from sandboxed commands, as are
+ * the real home's. `hidden`: what sandboxed commands may not read in the workspace (default: its secrets).
+ */
 export function createExecRuntime(
   workspace: Workspace,
   settings: Settings,
   home?: string,
   variables?: SessionVariables,
+  hidden?: () => SecretGuard,
 ): ExecRuntime {
   const resolved = resolveExecSettings(settings.exec);
   const sandboxed = settings.sandbox?.enabled === true;
@@ -58,6 +63,7 @@ export function createExecRuntime(
         settings: settings.sandbox ?? {},
         allowAgentConfigEdits: settings.allowAgentConfigEdits === true,
         homes: [...new Set([home ?? homedir(), homedir()])],
+        ...(hidden ? { hidden } : {}),
       })
     : undefined;
   const sessionId = `${new Date().toISOString().slice(0, 10)}-${randomBytes(4).toString("hex")}`;

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { PROTECTED_CONFIG_FOLDERS, PROTECTED_CONFIG_ROOT_FILES } from "../../workspace/protected.js";
+import type { SecretGuard } from "../../workspace/secrets.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { gitControlPaths } from "./git-layout.js";
 import { pinCommonDirs } from "./git-pins.js";
@@ -33,6 +34,8 @@ export interface SandboxOptions {
   maxScannedEntries?: number;
   /** Home folders whose credential stores (sandbox-credentials.ts) are hidden; default: none. */
   homes?: readonly string[];
+  /** The workspace's files commands may not read, asked before each command: secrets and Read deny rules. */
+  hidden?: () => SecretGuard;
 }
 
 // The runtime is one per process (its proxies are shared); sessions share it and count references.
@@ -95,7 +98,7 @@ export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
       }
       const SandboxManager = await sandboxRuntime();
       const commandId = randomBytes(16).toString("base64url");
-      const secrets = secretPathsIn(workspace, options.maxScannedEntries);
+      const secrets = secretPathsIn(workspace, options.maxScannedEntries, options.hidden?.());
       if (!secrets.complete && !warnedIncompleteScan) {
         warnedIncompleteScan = true;
         log(
@@ -200,6 +203,7 @@ const MAX_WALKED_ENTRIES = 50_000;
 export function secretPathsIn(
   workspace: Workspace,
   maxEntries = MAX_WALKED_ENTRIES,
+  guard: SecretGuard = workspace.secrets,
 ): { paths: string[]; complete: boolean; scanned: number; nestedGitEntries: string[] } {
   const paths: string[] = [];
   const nestedGitEntries: string[] = [];
@@ -224,7 +228,7 @@ export function secretPathsIn(
       const entryRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
       if (entry.name === ".git" && rel !== "") nestedGitEntries.push(path.join(folder, entry.name));
       if (SKIPPED_FOLDERS.has(entry.name)) continue;
-      if (workspace.secrets.isSecret(entryRel)) paths.push(path.join(folder, entry.name));
+      if (guard.isSecret(entryRel)) paths.push(path.join(folder, entry.name));
       else if (entry.isDirectory()) queue.push({ folder: path.join(folder, entry.name), rel: entryRel });
     }
   }

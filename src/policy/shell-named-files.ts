@@ -1,0 +1,193 @@
+import type { OptionShape } from "./shell-args.js";
+import type { FileTarget } from "./shell-files.js";
+import { literalWord, type ShellWord } from "./shell-words.js";
+
+/** Programs that read every file operand and write none (their options, enough to find the operands). */
+export const READERS: Record<string, OptionShape> = {
+  cat: {},
+  tac: {},
+  nl: {},
+  less: {},
+  more: {},
+  head: { valued: ["-n", "-c", "--lines", "--bytes"] },
+  tail: { valued: ["-n", "-c", "-s", "--lines", "--bytes", "--pid", "--sleep-interval"] },
+  wc: {},
+  od: { valued: ["-A", "-j", "-N", "-t", "-w"] },
+  hexdump: { valued: ["-n", "-s", "-e", "-f"] },
+  strings: { valued: ["-n", "-t", "-e"] },
+  base64: { valued: ["-w", "--wrap"] },
+  base32: { valued: ["-w", "--wrap"] },
+  md5sum: {},
+  sha1sum: {},
+  sha256sum: {},
+  sha512sum: {},
+  cksum: {},
+  cmp: { valued: ["-i", "-n", "--bytes", "--ignore-initial"] },
+  diff: { valued: ["--label", "-L", "-I", "-F", "--from-file", "--to-file"] },
+  cut: { valued: ["-b", "-c", "-f", "-d", "--bytes", "--characters", "--fields", "--delimiter"] },
+  paste: { valued: ["-d", "--delimiters"] },
+  fold: { valued: ["-w", "--width"] },
+  fmt: { valued: ["-w", "--width", "-p", "--prefix"] },
+  expand: { valued: ["-t", "--tabs"] },
+  unexpand: { valued: ["-t", "--tabs"] },
+  column: { valued: ["-s", "-c", "-t", "-o"] },
+  pr: { valued: ["-h", "--header", "-l", "-w", "-o"] },
+  rev: {},
+  look: {},
+  comm: {},
+  join: { valued: ["-t", "-1", "-2", "-j", "-o", "-e", "-a", "-v"] },
+  iconv: { valued: ["-f", "-t", "--from-code", "--to-code"] },
+  jq: { valued: ["--arg", "--argjson", "--slurpfile", "--rawfile", "--indent", "-L"] },
+};
+
+/**
+ * Programs that name paths without reading or changing what they hold (`echo x`, `stat x`, `cd x`),
+ * or whose words are handled elsewhere: their words are not files a program Gantry does not know uses.
+ */
+const NAMES_ONLY = new Set([
+  "echo",
+  "printf",
+  "test",
+  "[",
+  "[[",
+  "true",
+  "false",
+  ":",
+  "cd",
+  "pushd",
+  "popd",
+  "export",
+  "unset",
+  "local",
+  "declare",
+  "typeset",
+  "readonly",
+  "set",
+  "shopt",
+  "shift",
+  "exit",
+  "return",
+  "basename",
+  "dirname",
+  "realpath",
+  "readlink",
+  "which",
+  "type",
+  "hash",
+  "stat",
+  "file",
+  "du",
+  "kill",
+  "sleep",
+  "wait",
+  "seq",
+  "date",
+  "expr",
+  "let",
+  "read",
+  "mapfile",
+  "readarray",
+  "getopts",
+  "umask",
+  "printenv",
+  "pwd",
+  "id",
+  "whoami",
+  "uname",
+  "mktemp",
+  "find",
+]);
+
+/** git subcommands that only read what their operands name (the rest may change it: `git rm`, `git checkout`). */
+const GIT_READS = new Set([
+  "diff",
+  "log",
+  "show",
+  "status",
+  "blame",
+  "grep",
+  "ls-files",
+  "shortlog",
+  "whatchanged",
+]);
+
+/**
+ * The files a program Gantry has no account of may use (SPEC §5: a deny rule holds against every
+ * route): each literal word after it that could be a path, and the value of `--opt=PATH`. Each is
+ * judged as a read, and by deny rules and the protected files as a change (`gzip x` replaces x).
+ * A word known only when running is a read known only when running, as `cat $f`'s is.
+ */
+export function filesNamedByUnknownProgram(
+  name: string,
+  words: readonly ShellWord[],
+  interpreter: boolean,
+): FileTarget[] {
+  if (NAMES_ONLY.has(name)) return [];
+  const subcommand = name === "git" ? gitSubcommand(words) : undefined;
+  const readOnly = subcommand !== undefined && GIT_READS.has(subcommand);
+  const targets: FileTarget[] = name === "git" ? gitHistoryReads(words, subcommand) : [];
+  let scriptSeen = false;
+  for (const word of words.slice(1)) {
+    const candidate = pathPart(word);
+    if (!candidate) continue;
+    // an interpreter's script is run, so read; the words after it are the script's to use
+    const onlyRead = readOnly || (interpreter && !scriptSeen && !word.value?.startsWith("-"));
+    if (interpreter && !word.value?.startsWith("-")) scriptSeen = true;
+    targets.push({ kind: "read", word: candidate, ...(onlyRead ? {} : { unknownUse: true }) });
+  }
+  return targets;
+}
+
+/** git subcommands that print what files hold, from the history or the index, where no path limits them. */
+const GIT_CONTENT = new Set(["grep", "show", "log", "archive", "format-patch", "whatchanged"]);
+/** Options with which show and log print no file's content (`--stat`, `-s`); log prints none without `-p`. */
+const GIT_NO_CONTENT =
+  /^(--stat|--shortstat|--numstat|--name-only|--name-status|--summary|-s|--no-patch|--oneline)$/;
+
+/**
+ * `git show HEAD:secret`, `git cat-file -p :secret` read a path the word holds after its `:`;
+ * `git grep x`, `git show`, `git log -p`, `git archive` with no path after `--` read every tracked file.
+ */
+function gitHistoryReads(words: readonly ShellWord[], subcommand: string | undefined): FileTarget[] {
+  const targets: FileTarget[] = [];
+  for (const word of words.slice(1)) {
+    const value = word.value;
+    const colon = value?.indexOf(":") ?? -1;
+    if (value !== undefined && colon >= 0 && !value.startsWith("-") && colon < value.length - 1)
+      targets.push({ kind: "read", word: literalWord(value.slice(colon + 1)) });
+  }
+  // `REV:path` names what it prints
+  if (subcommand === undefined || !GIT_CONTENT.has(subcommand) || targets.length > 0) return targets;
+  const values = words.map((word) => word.value);
+  const dashes = values.indexOf("--");
+  if (dashes >= 0 && dashes < values.length - 1) return targets;
+  if (values.some((value) => value !== undefined && GIT_NO_CONTENT.test(value))) return targets;
+  const patches = values.some(
+    (value) => value !== undefined && /^(-p|--patch|-u|--patch-with-stat)$/.test(value),
+  );
+  if (subcommand === "log" && !patches) return targets;
+  return [...targets, { kind: "read", word: literalWord("."), recursive: true }];
+}
+
+/** The word as a path (or a pattern, or one known only when running), `--opt=PATH`'s PATH, or undefined for an option. */
+function pathPart(word: ShellWord): ShellWord | undefined {
+  if (word.pattern !== undefined) return word;
+  const value = word.value;
+  // `$f`: a read known only when it runs, as `cat $f` is (an option, `-x$y`, is none)
+  if (value === undefined) return word.written.startsWith("-") ? undefined : word;
+  if (value === "" || value === "-" || value.includes("\n")) return undefined;
+  if (!value.startsWith("-")) return word;
+  const equals = value.indexOf("=");
+  if (equals < 0 || equals === value.length - 1) return undefined;
+  return literalWord(value.slice(equals + 1));
+}
+
+function gitSubcommand(words: readonly ShellWord[]): string | undefined {
+  for (let at = 1; at < words.length; at++) {
+    const value = words[at]?.value;
+    if (value === undefined) return undefined;
+    if (value === "-C" || value === "-c" || value === "--git-dir" || value === "--work-tree") at++;
+    else if (!value.startsWith("-")) return value;
+  }
+  return undefined;
+}

@@ -1,0 +1,189 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { policySessions } from "./session-support.js";
+
+const session = policySessions();
+
+const SECRET = { "secret-dir/token.txt": "TOKEN=abc123\n", "src/app.ts": "export {};\n" };
+const DENY_READ = { permissions: { deny: ["Read(./secret-dir/**)"] } };
+
+/** Programs outside Gantry's list of readers, and names made in the same line: each printed the token in yolo. */
+const READ_ROUTES = [
+  "sed -n p secret-dir/token.txt",
+  "awk 1 secret-dir/token.txt",
+  "xxd secret-dir/token.txt",
+  "cut -c1- secret-dir/token.txt",
+  "paste secret-dir/token.txt",
+  "uniq secret-dir/token.txt",
+  "fold secret-dir/token.txt",
+  "look TOKEN secret-dir/token.txt",
+  "comm secret-dir/token.txt /dev/null",
+  "pr secret-dir/token.txt",
+  "iconv -f utf8 secret-dir/token.txt",
+  "jq -R . secret-dir/token.txt",
+  "split -l 1 secret-dir/token.txt out_ && cat out_aa",
+  "tar -cf - secret-dir | tar -xOf -",
+  "gzip -c secret-dir/token.txt | zcat",
+  "git diff --no-index /dev/null secret-dir/token.txt",
+  "ln -s secret-dir/token.txt x && cat x",
+  "ln -s secret-dir s && cat s/token.txt",
+  "mv secret-dir pub && cat pub/token.txt",
+];
+
+describe("deny Read(./secret-dir/**) holds against every program that names the file (yolo)", () => {
+  for (const line of READ_ROUTES) {
+    it(`refuses ${JSON.stringify(line)}`, async () => {
+      const s = await session({ mode: "yolo", files: SECRET, settings: DENY_READ });
+      const result = await s.command(line);
+      expect(result.errorCode, result.text).toBe("denied");
+      expect(result.text).toMatch(
+        /^Denied by rule deny Read\(\.\/secret-dir\/\*\*\) \(settings given to Gantry\)/,
+      );
+      expect(result.text).not.toContain("abc123");
+      expect(s.exists("secret-dir/token.txt")).toBe(true);
+    });
+  }
+
+  it("says a program Gantry has no account of may read the file", async () => {
+    const s = await session({ mode: "yolo", files: SECRET, settings: DENY_READ });
+    const result = await s.command("xxd secret-dir/token.txt");
+    expect(result.text).toBe(
+      'Denied by rule deny Read(./secret-dir/**) (settings given to Gantry): "secret-dir/token.txt (named by "xxd secret-dir/token.txt", a program Gantry cannot tell reads or changes it)" matches it',
+    );
+  });
+
+  it("the same programs on other files run, and words that only name a path are no reads", async () => {
+    const s = await session({ mode: "yolo", files: SECRET, settings: DENY_READ });
+    for (const line of [
+      "sed -n p src/app.ts",
+      "xxd src/app.ts",
+      "echo secret-dir/token.txt",
+      "stat secret-dir/token.txt >/dev/null",
+      "git diff --no-index /dev/null src/app.ts || true",
+    ]) {
+      const result = await s.command(line);
+      expect(result.error, `${line}: ${result.text}`).toBe(false);
+    }
+  });
+});
+
+const HOOKS =
+  '{"gate":{"pre_tool_execution":[{"matcher":"run_command","hooks":[{"type":"command","command":"true"}]}]}}\n';
+
+/** Each removed or rewrote the hook file in yolo: a hook that gates commands is gone for the next call. */
+const PROTECTED_ROUTES = [
+  "gzip .agents/hooks.json",
+  "bzip2 .agents/hooks.json",
+  "xz .agents/hooks.json",
+  "cd .agents && gzip hooks.json",
+  "uniq /dev/null .agents/hooks.json",
+  "printf '1d\\nw\\n' | ed -s .agents/hooks.json",
+  "ex -sc '1d|x' .agents/hooks.json",
+  "tar -cf .agents/hooks.json src",
+  "tar -cf x.tar --remove-files .agents/hooks.json",
+  "zip -qm x.zip .agents/hooks.json",
+  "git init -q . && git add src && git rm -q --cached src/app.ts && git rm -qf .agents/hooks.json",
+];
+
+describe("the protected files hold against programs that change the files they are given (yolo)", () => {
+  for (const line of PROTECTED_ROUTES) {
+    it(`refuses ${JSON.stringify(line)}`, async () => {
+      const s = await session({ mode: "yolo", files: { ".agents/hooks.json": HOOKS, "src/app.ts": "x\n" } });
+      const result = await s.command(line);
+      expect(result.errorCode, result.text).toBe("denied");
+      expect(result.text).toMatch(/^Denied by protected files \(\.agents\/hooks\.json\)/);
+      expect(readFileSync(path.join(s.ws.root, ".agents/hooks.json"), "utf8")).toBe(HOOKS);
+    });
+  }
+
+  it("an Edit deny rule holds against them too; reading a protected file with a known reader still runs", async () => {
+    const s = await session({
+      mode: "yolo",
+      files: { ".agents/hooks.json": HOOKS, "src/app.ts": "x\n" },
+      settings: { permissions: { deny: ["Edit(src/**)"] } },
+    });
+    const zipped = await s.command("gzip src/app.ts");
+    expect(zipped.text).toMatch(/^Denied by rule deny Edit\(src\/\*\*\) \(settings given to Gantry\)/);
+    expect(s.exists("src/app.ts")).toBe(true);
+    const read = await s.command("jq -c . .agents/hooks.json && cut -c1-3 .agents/hooks.json");
+    expect(read.error, read.text).toBe(false);
+  });
+});
+
+describe("a file named only when the command runs", () => {
+  it("is a read known only when it runs for any program: asked in default, refused in yolo while a Read deny rule exists", async () => {
+    const line = "f=secret-dir/token.txt; xxd $f";
+    const yolo = await session({ mode: "yolo", files: SECRET, settings: DENY_READ });
+    const denied = await yolo.command(line);
+    expect(denied.text).toMatch(/^Denied by rule deny Read\(\.\/secret-dir\/\*\*\).*known only when it runs/);
+    const asking = await session({ mode: "default", files: SECRET, settings: DENY_READ });
+    expect((await asking.command(line)).errorCode).toBe("denied");
+    expect(asking.asked[0]?.decision.reason).toContain("could be what rule deny Read(./secret-dir/**)");
+    const free = await session({ mode: "yolo", files: SECRET });
+    expect((await free.command("f=src/app.ts; xxd $f")).error).toBe(false);
+  });
+});
+
+describe("in the sandbox, what a Read deny rule covers is unreadable for every program", () => {
+  it("python3 cannot open a file deny Read(./secret-dir/**) covers; other files it reads", async () => {
+    const s = await session({
+      mode: "yolo",
+      files: SECRET,
+      settings: { ...DENY_READ, sandbox: { enabled: true } },
+    });
+    const read = (file: string) =>
+      s.command(`python3 -c 'print(open("${file}").read())' 2>&1 || echo refused`);
+    const secret = await read("secret-dir/token.txt");
+    expect(secret.text).not.toContain("abc123");
+    expect(secret.text).toContain("refused");
+    expect((await read("src/app.ts")).text).toContain("export {};");
+  });
+});
+
+describe("git and curl reach a denied file by other names (yolo, a committed secret-dir)", () => {
+  const committed = async () => {
+    const s = await session({ mode: "yolo", files: SECRET, settings: DENY_READ });
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: s.ws.root });
+    git("init", "-q", ".");
+    git("add", "-A");
+    git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "x");
+    return s;
+  };
+  for (const line of [
+    "git show HEAD:secret-dir/token.txt",
+    "git show :secret-dir/token.txt",
+    "git cat-file -p HEAD:secret-dir/token.txt",
+    "git grep TOKEN",
+    "git show | cat",
+    "git log -p | cat",
+    "git archive HEAD | tar -xO",
+    "git format-patch -1 --stdout",
+    "curl -s file://$PWD/secret-dir/token.txt",
+    "curl -s file:///proc/self/cwd/secret-dir/token.txt",
+  ]) {
+    it(`refuses ${JSON.stringify(line)}`, async () => {
+      const s = await committed();
+      const result = await s.command(line);
+      expect(result.errorCode, result.text).toBe("denied");
+      expect(result.text).toMatch(/^Denied by rule deny Read\(\.\/secret-dir\/\*\*\)/);
+      expect(result.text).not.toContain("abc123");
+    });
+  }
+
+  it("git commands that print no denied file's content still run", async () => {
+    const s = await committed();
+    for (const line of [
+      "git log --oneline",
+      "git show --stat",
+      "git show HEAD:src/app.ts",
+      "git grep export -- src",
+      "git status",
+    ]) {
+      const result = await s.command(line);
+      expect(result.error, `${line}: ${result.text}`).toBe(false);
+      expect(result.text).not.toContain("abc123");
+    }
+  });
+});
