@@ -75,7 +75,7 @@ function serverSources(root: string, home: string, settingsGiven: boolean): Serv
   for (const [rel, bareUrl] of workspaceFiles) {
     const abs = path.join(root, rel);
     // a workspace that is the home: its config folders are the user's, read once above
-    if (originOf(abs, home) === "home") continue;
+    if (originOf(abs, home, root) === "home") continue;
     sources.push({ abs, origin: "workspace", bareUrl, pick: top });
   }
   return sources;

@@ -18,7 +18,8 @@ export function trustCoveredFiles(root: string, home: string): string[] {
     if (isFile(abs)) files.add(abs);
   }
   for (const folder of subagentFolders(root, home)) {
-    if (originOf(folder, home) === "workspace") for (const file of markdownBelow(folder)) files.add(file);
+    if (originOf(folder, home, root) === "workspace")
+      for (const file of markdownBelow(folder)) files.add(file);
   }
   for (const script of hookScripts(root, home)) files.add(script);
   return [...files].sort();

@@ -16,10 +16,10 @@ export function applyTrustToHooks(
   home: string,
   report: ConfigReport,
 ): HookConfig {
-  const counts = (file: string) => originOf(file, home) === "home" || trust.file(file).trusted;
+  const counts = (file: string) => originOf(file, home, trust.root) === "home" || trust.file(file).trusted;
   const groups: HookGroup[] = [];
   for (const group of config.groups) {
-    const userOwned = originOf(group.file, home) === "home";
+    const userOwned = originOf(group.file, home, trust.root) === "home";
     const record = recorder(group, trust, home, report);
     const fileTrust = userOwned ? ({ trusted: true } as const) : trust.file(group.file);
     if (!fileTrust.trusted) {

@@ -19,7 +19,7 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
   const home = homedir();
   const config = loadHookConfig(root, home);
   const trust = sessionTrust(root, home, cliTrustOption(options.trust));
-  const fileTrust = (file: string) => (originOf(file, home) === "home" ? undefined : trust.file(file));
+  const fileTrust = (file: string) => (originOf(file, home, root) === "home" ? undefined : trust.file(file));
   const problems = [...config.problems, ...findMissingScripts(config, root)];
   const out: string[] = [];
   out.push(`Hook sources (in the order they run):`);
