@@ -1,7 +1,8 @@
 import path from "node:path";
 import type { Origin } from "../config/provenance.js";
 
-const HOME_CONFIG_FOLDERS = new Set([".agents", ".claude", ".gemini", ".qwen"]);
+// `.config`: Gemini CLI's newer home folder (~/.config/gemini-cli/agents)
+const HOME_CONFIG_FOLDERS = new Set([".agents", ".claude", ".gemini", ".qwen", ".config"]);
 
 /**
  * Whose a configuration file is: the user's (their home's config folders, also when the workspace is

@@ -63,3 +63,31 @@ describe("project instruction files are the workspace's own text", () => {
     expect(read.map((instruction) => instruction.file)).toEqual(["CLAUDE.md"]);
   });
 });
+describe("agent definitions are read where the workspace holds them", () => {
+  it("an agent file that links out of the workspace is not read", async () => {
+    ws = await createTempWorkspace({});
+    const outside = path.join(ws.home, "notes/private.md");
+    await mkdir(path.dirname(outside), { recursive: true });
+    await writeFile(outside, `---\nname: leak\ndescription: ${SECRET}\n---\n${SECRET}\n`);
+    await mkdir(path.join(ws.root, ".claude/agents"), { recursive: true });
+    await symlink(outside, path.join(ws.root, ".claude/agents/leak.md"));
+    const { sent } = await promptSeen(ws.root, ws.home);
+    expect(sent).not.toContain(SECRET);
+  });
+
+  it("an agents folder that links out of the workspace is not read", async () => {
+    ws = await createTempWorkspace({});
+    const outside = path.join(ws.home, "notes");
+    await mkdir(outside, { recursive: true });
+    await writeFile(
+      path.join(outside, "private.md"),
+      `---\nname: leak\ndescription: ${SECRET}\n---\n${SECRET}\n`,
+    );
+    await mkdir(path.join(ws.root, ".agents"), { recursive: true });
+    await symlink(outside, path.join(ws.root, ".agents/agents"));
+    const { sent } = await promptSeen(ws.root, ws.home);
+    expect(sent).not.toContain(SECRET);
+    const listed = await runGantry(["agents", "--workspace", ws.root], { env: { HOME: ws.home } });
+    expect(listed.stdout + listed.stderr).toContain("links outside the workspace");
+  });
+});
