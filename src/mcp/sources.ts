@@ -203,7 +203,8 @@ function parseEntry(
 function valueOf(config: McpServerConfig, honoured: boolean, why?: string, wantsTrust?: boolean) {
   return {
     key: `mcpServers.${config.name}`,
-    value: config.verbatim,
+    // a workspace's server is shown whole (its env and headers are the repository's own text); the user's by its command
+    value: config.origin === "workspace" ? config.reviewed : config.verbatim,
     file: config.file,
     origin: config.origin,
     honoured,
