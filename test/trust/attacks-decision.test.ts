@@ -4,7 +4,7 @@ import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { askTrustIfNeeded } from "../../src/trust/question.js";
 import { sessionTrust } from "../../src/trust/session-trust.js";
-import { runGantryTool } from "../support/cli.js";
+import { runGantry, runGantryTool } from "../support/cli.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
 import { HOSTILE_HOOK_FILES, plantHook, ran } from "./support.js";
 
@@ -61,4 +61,31 @@ describe("a trust decision pins what the user was shown", () => {
     expect(ran(swapped)).toBe(false);
     expect(run.stderr).toContain("changed since you trusted this folder");
   });
+});
+
+describe("a trusted hook's scripts are pinned however its command names them", () => {
+  const forms: Record<string, string> = {
+    "a cd into the scripts' folder": "cd .agents/hooks-scripts && sh gate.sh",
+    "a backslash inside the name": "sh .agents/hooks-scripts/ga\\te.sh",
+    "a glob for the name": "sh .agents/hooks-scripts/gate.s?",
+    "a project-dir variable and a cd": 'cd "$CLAUDE_PROJECT_DIR/.agents" && sh ./hooks-scripts/gate.sh',
+  };
+  for (const [form, command] of Object.entries(forms)) {
+    it(`${form}: a script changed after trust does not run`, async () => {
+      ws = await createTempWorkspace({
+        ".agents/hooks-scripts/gate.sh": "cat >/dev/null; echo '{}'\n",
+        ".agents/hooks.json": JSON.stringify({
+          gate: { pre_tool_execution: [{ matcher: "", hooks: [{ type: "command", command }] }] },
+        }),
+      });
+      const env = { HOME: ws.home };
+      const trusted = await runGantry(["trust", ws.root], { env });
+      expect(trusted.stdout).toContain(".agents/hooks-scripts/gate.sh");
+      const swapped = path.join(ws.parent, "SWAPPED");
+      await writeFile(path.join(ws.root, ".agents/hooks-scripts/gate.sh"), `touch ${swapped}; echo '{}'\n`);
+      const { result } = await runGantryTool("list_dir", { DirectoryPath: "." }, { workspace: ws.root, env });
+      expect(ran(swapped)).toBe(false);
+      expect(result.errorCode).toBe("denied");
+    });
+  }
 });
