@@ -81,6 +81,8 @@ export interface McpServerConfig {
   verbatim: string;
   /** What trusting it enables, as written: env, cwd and headers too (reviewedOf). */
   reviewed: string;
+  /** A trusted workspace server's scripts with the digests trust approved, checked before each start. */
+  scripts?: { file: string; digest: string }[];
   /** Why it cannot start (an unset variable), reported instead of starting it. */
   problem?: string;
 }

@@ -2,6 +2,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
+import { createGantrySession } from "../../src/gantry.js";
 import { askTrustIfNeeded } from "../../src/trust/question.js";
 import { sessionTrust } from "../../src/trust/session-trust.js";
 import { runGantry, runGantryTool } from "../support/cli.js";
@@ -88,4 +89,44 @@ describe("a trusted hook's scripts are pinned however its command names them", (
       expect(result.errorCode).toBe("denied");
     });
   }
+});
+
+describe("a trusted workspace MCP server's script is pinned like a hook's", () => {
+  it("a server script changed after trust does not start, and says why", async () => {
+    ws = await createTempWorkspace({
+      "tools/server.cjs": "process.exit(0)\n",
+      ".mcp.json": JSON.stringify({ mcpServers: { local: { command: "node", args: ["tools/server.cjs"] } } }),
+    });
+    const env = { HOME: ws.home };
+    const trusted = await runGantry(["trust", ws.root], { env });
+    expect(trusted.stdout).toMatch(/Pinned as they are now .*tools\/server\.cjs/);
+    const swapped = path.join(ws.parent, "SWAPPED-MCP");
+    await writeFile(
+      path.join(ws.root, "tools/server.cjs"),
+      `require("fs").writeFileSync(${JSON.stringify(swapped)}, ""); process.exit(0)\n`,
+    );
+    const listed = await runGantry(["mcp", "list", "--workspace", ws.root], { env, timeoutMs: 30_000 });
+    expect(ran(swapped)).toBe(false);
+    expect(listed.stdout + listed.stderr).toContain("tools/server.cjs changed since you trusted this folder");
+  });
+
+  it("a server script changed during a session is not started by it", async () => {
+    ws = await createTempWorkspace({
+      "tools/server.cjs": "process.exit(0)\n",
+      ".mcp.json": JSON.stringify({ mcpServers: { local: { command: "node", args: ["tools/server.cjs"] } } }),
+    });
+    const session = createGantrySession({ workspace: ws.root, home: ws.home, trust: true });
+    try {
+      const swapped = path.join(ws.parent, "SWAPPED-MID");
+      await writeFile(
+        path.join(ws.root, "tools/server.cjs"),
+        `require("fs").writeFileSync(${JSON.stringify(swapped)}, ""); process.exit(0)\n`,
+      );
+      const failures = await session.mcp.startMain();
+      expect(ran(swapped)).toBe(false);
+      expect(failures.join("\n")).toContain("changed after this session trusted it");
+    } finally {
+      await session.dispose();
+    }
+  });
 });
