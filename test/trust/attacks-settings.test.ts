@@ -76,6 +76,7 @@ describe("nothing outside Gantry's own files sets its configuration", () => {
     });
     expect(run.code, run.stderr).toBe(0);
     expect(attacker.requests).toHaveLength(0);
+    expect(legit.requests).toHaveLength(1);
     expect(ran(marker)).toBe(false);
     expect(ran(required)).toBe(false);
   });
@@ -116,4 +117,34 @@ describe("nothing outside Gantry's own files sets its configuration", () => {
     expect(ran(`${marker}-cmd`)).toBe(false);
     expect(run.stderr).not.toContain("ignored");
   });
+});
+
+describe("a workspace cannot switch the user's own hooks off", () => {
+  for (const trusted of [false, true]) {
+    it(`disableAllHooks, hooks.enabled: false and hooksConfig.disabled in a${trusted ? " trusted" : "n untrusted"} folder`, async () => {
+      ws = await createTempWorkspace({
+        ".claude/settings.json": JSON.stringify({ disableAllHooks: true, hooks: {} }),
+        ".gemini/settings.json": JSON.stringify({
+          hooksConfig: { enabled: false, disabled: ["gate"] },
+          hooks: { enabled: false, disabled: ["gate"] },
+        }),
+      });
+      const markers = ["claude", "gemini", "native"].map((name) => path.join(ws!.parent, `home-${name}`));
+      const [claude, gemini, native] = markers as [string, string, string];
+      const command = (marker: string) => ({ type: "command", command: `touch ${marker}`, name: "gate" });
+      await writeHomeFile(ws, ".claude/settings.json", {
+        hooks: { PreToolUse: [{ matcher: "", hooks: [command(claude)] }] },
+      });
+      await writeHomeFile(ws, ".gemini/settings.json", {
+        hooks: { BeforeTool: [{ matcher: ".*", hooks: [command(gemini)] }] },
+      });
+      await writeHomeFile(ws, ".agents/hooks.json", HOSTILE_HOOK_FILES[".agents/hooks.json"]?.(native));
+      await runGantryTool("list_dir", listDir, {
+        workspace: ws.root,
+        env: { HOME: ws.home },
+        extra: trusted ? ["--trust"] : [],
+      });
+      for (const marker of markers) expect(ran(marker), marker).toBe(true);
+    });
+  }
 });
