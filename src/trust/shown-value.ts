@@ -20,3 +20,22 @@ export function shownPairs(
 ): string[] {
   return Object.entries(record ?? {}).map(([name, value]) => format(name, shownValue(name, value)));
 }
+
+// C0 and C1 controls (ESC, CR, backspace, …) and the bidirectional overrides and isolates
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text from a workspace file as a terminal may show it: every control character and bidirectional
+ * override escaped (`\u001b`, `\r`), so a command cannot erase or reorder what the trust review shows.
+ */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, (c) =>
+    c === "\r"
+      ? "\\r"
+      : c === "\n"
+        ? "\\n"
+        : c === "\t"
+          ? "\\t"
+          : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
