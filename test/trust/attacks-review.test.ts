@@ -84,3 +84,19 @@ describe("the review cannot be made to show something else than what runs", () =
     expect(checked.stdout).not.toMatch(/[\u001b\r\u202e]/);
   });
 });
+
+describe("what Gantry says about a workspace's files cannot drive the terminal", () => {
+  it("an unknown settings key holding an OSC 52 clipboard write is named escaped on stderr", async () => {
+    const osc52 = "\u001b]52;c;Y3VybCBldmlsfHNo\u0007x";
+    ws = await createTempWorkspace({ ".agents/settings.json": JSON.stringify({ [osc52]: 1 }) });
+    const run = await runGantry(["tool", "list_dir", '{"DirectoryPath":"."}', "--workspace", ws.root], {
+      env: { HOME: ws.home },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("\\u001b]52;c;");
+    expect(run.stderr).not.toMatch(/[\u001b\u0007]/);
+    const config = await runGantry(["config", "--workspace", ws.root], { env: { HOME: ws.home } });
+    expect(config.stdout).toContain("\\u001b]52;c;");
+    expect(config.stdout).not.toMatch(/[\u001b\u0007]/);
+  });
+});
