@@ -99,4 +99,18 @@ describe("what Gantry says about a workspace's files cannot drive the terminal",
     expect(config.stdout).toContain("\\u001b]52;c;");
     expect(config.stdout).not.toMatch(/[\u001b\u0007]/);
   });
+
+  it("an agent's or skill's description holding escape sequences is listed escaped", async () => {
+    const clear = "\u001b[2J\u001b[H";
+    ws = await createTempWorkspace({
+      ".claude/agents/a.md": `---\nname: a\ndescription: Reviews.${clear}\n---\nBody.\n`,
+      ".agents/skills/s/SKILL.md": `---\nname: s\ndescription: Notes.${clear}\n---\nBody.\n`,
+    });
+    const env = { HOME: ws.home };
+    for (const command of ["agents", "skills"]) {
+      const run = await runGantry([command, "--workspace", ws.root], { env });
+      expect(run.stdout, command).toContain("\\u001b[2J");
+      expect(run.stdout + run.stderr, command).not.toMatch(/\u001b/);
+    }
+  });
 });
