@@ -6,7 +6,7 @@ import { loadProjectInstructions } from "../../src/agent/instructions.js";
 import { runGantry } from "../support/cli.js";
 import { type ModelServer, startModelServer } from "../support/model-server.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
-import { writeHomeFile } from "./support.js";
+import { ran, writeHomeFile } from "./support.js";
 
 let ws: TempWorkspace | undefined;
 const servers: ModelServer[] = [];
@@ -89,5 +89,47 @@ describe("agent definitions are read where the workspace holds them", () => {
     expect(sent).not.toContain(SECRET);
     const listed = await runGantry(["agents", "--workspace", ws.root], { env: { HOME: ws.home } });
     expect(listed.stdout + listed.stderr).toContain("links outside the workspace");
+  });
+});
+
+describe("agent front matter of other harnesses never loosens", () => {
+  it("permissionMode: plan keeps the subagent to read-only tools, even under yolo", async () => {
+    ws = await createTempWorkspace({});
+    const marker = path.join(ws.parent, "SUBAGENT-WROTE");
+    await writeHomeFile(
+      ws,
+      ".claude/agents/reviewer.md",
+      "---\nname: reviewer\ndescription: Reviews.\npermissionMode: plan\n---\nReview.\n",
+    );
+    const command = { CommandLine: `touch ${marker}`, Cwd: ws.root, WaitMsBeforeAsync: 5000 };
+    const model = await startModelServer([
+      {
+        toolCalls: [
+          {
+            name: "agent",
+            args: {
+              description: "review it",
+              prompt: "review",
+              subagent_type: "reviewer",
+              run_in_background: false,
+            },
+          },
+        ],
+      },
+      { toolCalls: [{ name: "run_command", args: command }] },
+      { text: "reviewed" },
+      { text: "done" },
+    ]);
+    servers.push(model);
+    await writeHomeFile(ws, ".agents/settings.json", {
+      model: "openai:gpt-4.1",
+      baseUrl: model.baseUrl("openai"),
+    });
+    const run = await runGantry(["-p", "go", "--workspace", ws.root, "--approval-mode", "yolo"], {
+      env: { HOME: ws.home, OPENAI_API_KEY: "sk-test" },
+      timeoutMs: 60_000,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(ran(marker)).toBe(false);
   });
 });
