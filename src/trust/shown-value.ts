@@ -1,3 +1,4 @@
+import { showControls } from "../tools/exec/ansi.js";
 import { isSecretVariable } from "../tools/exec/sandbox-env.js";
 
 const CREDENTIAL_HEADERS = /^(proxy-)?authorization$|^cookie$|^x-api-key$/i;
@@ -21,21 +22,17 @@ export function shownPairs(
   return Object.entries(record ?? {}).map(([name, value]) => format(name, shownValue(name, value)));
 }
 
-// C0 and C1 controls (ESC, CR, backspace, …) and the bidirectional overrides and isolates
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// what showControls leaves: line breaks and tabs (a value is one line here), bidirectional overrides and isolates
+const LINE_AND_BIDI = /[\n\t\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /**
- * Text from a workspace file as a terminal may show it: every control character and bidirectional
- * override escaped (`\u001b`, `\r`), so a command cannot erase or reorder what the trust review shows.
+ * Text from a workspace file as a terminal may show it: control characters spelt out as showControls
+ * does (`\x1b`, `\x0d`), and line breaks and bidirectional overrides too (`\u202e`), so a command
+ * cannot erase, split or reorder what the trust review shows.
  */
 export function printable(text: string): string {
-  return text.replace(UNPRINTABLE, (c) =>
-    c === "\r"
-      ? "\\r"
-      : c === "\n"
-        ? "\\n"
-        : c === "\t"
-          ? "\\t"
-          : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  return showControls(text).replace(
+    LINE_AND_BIDI,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );
 }
