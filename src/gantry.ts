@@ -32,6 +32,7 @@ import { createToolPipeline, type ToolPipeline } from "./tools/pipeline.js";
 import { createToolRegistry, type ToolRegistry } from "./tools/registry.js";
 import { scriptsOfHooks } from "./trust/covered.js";
 import { sessionTrust, type TrustOption } from "./trust/session-trust.js";
+import { printable } from "./trust/shown-value.js";
 import type { WorkspaceTrust } from "./trust/workspace-trust.js";
 import { PROTECTED_CONFIG_FOLDERS } from "./workspace/protected.js";
 import { createReadLedger, type ReadLedger } from "./workspace/read-ledger.js";
@@ -316,7 +317,8 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     permissions,
     trust,
     config: report,
-    configNotices: () => [...report.warnings, ...ignoredNotices(report)],
+    // the lines name keys and values of workspace files: escaped, they cannot drive the user's terminal
+    configNotices: () => [...report.warnings, ...ignoredNotices(report)].map(printable),
     subagents,
     hooks,
     mcp,

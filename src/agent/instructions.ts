@@ -1,4 +1,4 @@
-import { readFileSync, realpathSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from "node:fs";
 import path from "node:path";
 
 /** Project instruction files at the workspace root, in this order (SPEC §7), with Claude Code's other places. */
@@ -18,6 +18,8 @@ export const HOME_INSTRUCTION_FILES = [
   ".qwen/QWEN.md",
 ];
 const MAX_INSTRUCTION_CHARS = 64 * 1024;
+// UTF-8 takes at most 4 bytes a character: enough for what the cap keeps, never a whole huge file
+const MAX_INSTRUCTION_BYTES = MAX_INSTRUCTION_CHARS * 4 + 1;
 /** Claude Code follows imports five files deep. */
 const MAX_IMPORT_DEPTH = 5;
 
@@ -32,6 +34,8 @@ export interface InstructionOptions {
   home?: string;
   /** The workspace's secret guard (workspace-relative paths): a secret is never imported. */
   isSecret?: (relPath: string) => boolean;
+  /** Receives one line per workspace instruction file left out, and why. */
+  skipped?: string[];
 }
 
 /**
@@ -54,6 +58,12 @@ export function loadProjectInstructions(
   ];
   for (const source of sources) {
     const file = path.join(source.base, source.rel);
+    // a workspace's own file is its text under view_file's guard: not a link out of it, nor to a secret
+    const refused = source.home ? undefined : refusal(file, workspaceRoot, options.isSecret);
+    if (refused) {
+      options.skipped?.push(`${source.rel} ${refused}; it is not read into the prompt`);
+      continue;
+    }
     const text = readText(file);
     if (text === undefined || text.trim() === "") continue;
     const roots = source.home ? [source.base, workspaceRoot] : [workspaceRoot];
@@ -116,11 +126,37 @@ function importsIn(text: string): string[] {
   );
 }
 
+function refusal(
+  file: string,
+  workspaceRoot: string,
+  isSecret: InstructionOptions["isSecret"],
+): string | undefined {
+  const real = realOf(file);
+  if (real === undefined) return undefined;
+  const rel = path.relative(workspaceRoot, real);
+  if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel))
+    return `links outside the workspace (to ${real})`;
+  if (isSecret?.(rel.split(path.sep).join("/"))) return `is a secret file (${rel})`;
+  return undefined;
+}
+
+/** A regular file's text, at most what the cap keeps; a named pipe or device is never opened blocking. */
 function readText(file: string): string | undefined {
+  let fd: number;
   try {
-    return readFileSync(file, "utf8");
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     return undefined;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return undefined;
+    const buffer = Buffer.alloc(MAX_INSTRUCTION_BYTES);
+    const length = readSync(fd, buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, length).toString("utf8");
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -41,7 +41,8 @@ export const KEY_RULES: Readonly<Record<string, KeyRule>> = {
   allowAgentConfigEdits: { kind: "switch", strict: false, fallback: false },
   "exec.timeoutMs": limit(120_000),
   "exec.backgroundTimeoutMs": { kind: "limit", zeroIsUnlimited: true },
-  "exec.killGraceMs": { kind: "neutral" },
+  // a run_command call that timed out waits this long for a process ignoring SIGTERM: a longer wait stretches every timeout
+  "exec.killGraceMs": limit(2_000),
   "exec.isolation": { kind: "ordered", order: ["pid-namespace", "auto", "process-group"], fallback: "auto" },
   "exec.conditionPollSeconds": { kind: "neutral" },
   "exec.conditionTimeoutSeconds": limit(30),

@@ -37,7 +37,7 @@ export function loadSessionSettings(options: SessionSettingsOptions): SessionSet
     : readLayer(path.join(home, ".agents", "settings.json"), root, home, trust, report);
   const workspaceFile = path.join(root, ".agents", "settings.json");
   const workspace =
-    options.given || originOf(workspaceFile, home) === "home"
+    options.given || originOf(workspaceFile, home, root) === "home"
       ? undefined
       : readLayer(workspaceFile, root, home, trust, report);
   const combined = combineSettings(user, workspace);
@@ -64,7 +64,7 @@ function readLayer(
   const shown = shownPath(file, root, home);
   const parsed = parseSettingsFile(shown, raw);
   report.warnings.push(...parsed.warnings);
-  const origin = originOf(file, home);
+  const origin = originOf(file, home, root);
   const status = origin === "home" ? ({ trusted: true } as const) : trust.file(file);
   return {
     file: shown,

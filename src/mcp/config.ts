@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Origin } from "../config/provenance.js";
+import { shownPairs } from "../trust/shown-value.js";
 
 /**
  * One MCP server as users already write it: Claude Code's `.mcp.json` (`type`, `command`, `args`, `env`,
@@ -78,6 +79,10 @@ export interface McpServerConfig {
   origin: Origin;
   /** The command line or URL exactly as written (before ${VAR} expansion), for the trust question. */
   verbatim: string;
+  /** What trusting it enables, as written: env, cwd and headers too (reviewedOf). */
+  reviewed: string;
+  /** A trusted workspace server's scripts with the digests trust approved, checked before each start. */
+  scripts?: { file: string; digest: string }[];
   /** Why it cannot start (an unset variable), reported instead of starting it. */
   problem?: string;
 }
@@ -95,6 +100,21 @@ export function serverNameProblem(name: string): string | undefined {
 export function verbatimOf(entry: McpServerEntry): string {
   if (entry.command !== undefined) return [entry.command, ...(entry.args ?? [])].map(quoteArg).join(" ");
   return entry.httpUrl ?? entry.url ?? "(no command or url)";
+}
+
+/**
+ * The entry as the trust review shows it: the command line with the environment and folder it starts
+ * in, or the URL with its headers, as written (`${VAR}` unexpanded; a literal credential as `…`).
+ */
+export function reviewedOf(entry: McpServerEntry): string {
+  const env = shownPairs(entry.env, (name, value) => `${name}=${value === "…" ? value : quoteArg(value)}`);
+  const headers = shownPairs(entry.headers, (name, value) => `${name}: ${value}`);
+  return [
+    ...(env.length > 0 ? [env.join(" ")] : []),
+    verbatimOf(entry),
+    ...(entry.cwd !== undefined ? [`(in ${quoteArg(entry.cwd)})`] : []),
+    ...(headers.length > 0 ? [`(headers ${headers.join("; ")})`] : []),
+  ].join(" ");
 }
 
 function quoteArg(arg: string): string {
@@ -144,6 +164,7 @@ export function resolveServer(entry: McpServerEntry, context: ResolveContext): M
     file: context.file,
     origin: context.origin,
     verbatim: verbatimOf(entry),
+    reviewed: reviewedOf(entry),
     ...(problems.length > 0 ? { problem: problems.join("; ") } : {}),
   };
 }

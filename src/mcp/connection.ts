@@ -8,6 +8,7 @@ import type {
   Transport,
 } from "@modelcontextprotocol/client";
 import { descendantsOf, isAlive } from "../tools/exec/process-tree.js";
+import { fileDigest } from "../trust/digest.js";
 import type { McpServerConfig } from "./config.js";
 import type { ElicitRequest, ElicitResult } from "./elicitation.js";
 import { loadMcpSdk, type McpSdk } from "./load-sdk.js";
@@ -84,6 +85,9 @@ export function createMcpConnection(config: McpServerConfig, deps: McpConnection
 
   async function start(): Promise<Client | string> {
     if (config.problem) return config.problem;
+    const changed = config.scripts?.find((script) => fileDigest(script.file) !== script.digest);
+    if (changed)
+      return `its script ${changed.file} changed after this session trusted it; it is not started (review the script, then run "gantry trust" and start a new session)`;
     stderrTail = "";
     log(`--- ${new Date().toISOString()} starting ${config.verbatim}`);
     sdk = await loadMcpSdk();

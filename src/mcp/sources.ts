@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { ConfigReport, Origin } from "../config/provenance.js";
 import { didYouMean } from "../config/settings.js";
+import { scriptsNamedBy } from "../trust/hook-scripts.js";
 import { originOf, shownPath } from "../trust/origin.js";
 import type { WorkspaceTrust } from "../trust/workspace-trust.js";
 import {
@@ -75,7 +76,7 @@ function serverSources(root: string, home: string, settingsGiven: boolean): Serv
   for (const [rel, bareUrl] of workspaceFiles) {
     const abs = path.join(root, rel);
     // a workspace that is the home: its config folders are the user's, read once above
-    if (originOf(abs, home) === "home") continue;
+    if (originOf(abs, home, root) === "home") continue;
     sources.push({ abs, origin: "workspace", bareUrl, pick: top });
   }
   return sources;
@@ -115,15 +116,41 @@ export function loadMcpServers(options: LoadMcpOptions): { servers: McpServerCon
       source.abs === path.join(home, ".claude.json") ? "~/.claude.json" : shownPath(source.abs, root, home);
     const status = source.origin === "home" ? ({ trusted: true } as const) : trust.file(source.abs);
     for (const config of readEntries(raw, shown, source.origin, root, env, source.bareUrl, warnings)) {
-      if (!status.trusted) {
-        report.values.push(valueOf(config, false, status.why, true));
+      const pinned = !status.trusted
+        ? status.why
+        : source.origin === "workspace"
+          ? pinScripts(config, trust, home)
+          : config;
+      if (typeof pinned === "string") {
+        report.values.push(valueOf(config, false, pinned, true));
         continue;
       }
-      report.values.push(valueOf(config, true));
-      add(config);
+      report.values.push(valueOf(pinned, true));
+      add(pinned);
     }
   }
   return { servers: [...byName.values()], warnings };
+}
+
+/**
+ * A trusted workspace server with the workspace scripts its command line names pinned to the digests
+ * trust approved (as hooks' scripts are, src/trust/hooks.ts), or why it may not start: one of them is
+ * not covered as it is now.
+ */
+function pinScripts(config: McpServerConfig, trust: WorkspaceTrust, home: string): McpServerConfig | string {
+  const scripts: { file: string; digest: string }[] = [];
+  for (const file of serverScripts(config, trust.root)) {
+    const status = trust.file(file);
+    if (!status.trusted || status.digest === undefined)
+      return `its script ${shownPath(file, trust.root, home)} ${status.trusted ? "is unreadable" : status.why}`;
+    scripts.push({ file, digest: status.digest });
+  }
+  return scripts.length > 0 ? { ...config, scripts } : config;
+}
+
+/** The workspace files a stdio server's command line names (`node tools/server.js`). */
+export function serverScripts(config: McpServerConfig, root: string): string[] {
+  return config.transport.kind === "stdio" ? scriptsNamedBy(config.verbatim, root) : [];
 }
 
 function readServersOf(source: ServerSource, warnings: string[]): unknown {
@@ -203,7 +230,8 @@ function parseEntry(
 function valueOf(config: McpServerConfig, honoured: boolean, why?: string, wantsTrust?: boolean) {
   return {
     key: `mcpServers.${config.name}`,
-    value: config.verbatim,
+    // a workspace's server is shown whole (its env and headers are the repository's own text); the user's by its command
+    value: config.origin === "workspace" ? config.reviewed : config.verbatim,
     file: config.file,
     origin: config.origin,
     honoured,

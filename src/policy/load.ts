@@ -218,7 +218,7 @@ function policySources(options: LoadOptions, home: string): PolicySource[] {
   for (const { file, native } of files) {
     if (seen.has(file)) continue;
     seen.add(file);
-    const origin = originOf(file, home);
+    const origin = originOf(file, home, root);
     const status = origin === "home" ? ({ trusted: true } as const) : trust.file(file);
     sources.push({
       shown: shownPath(file, root, home),

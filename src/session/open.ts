@@ -116,19 +116,22 @@ export async function openConversation(
   // a resumed session knows the artifacts it made (its log records them)
   if (opened.writer.file)
     for (const artifact of readSessionArtifacts(opened.writer.file)) session.artifacts.add(artifact);
-  const buildSystem = () =>
+  // instruction files left out (a link out of the workspace, a secret) are said once, at the start
+  const skippedInstructions: string[] = [];
+  const buildSystem = (skipped?: string[]) =>
     buildSystemPrompt({
       workspaceRoot: session.workspace.root,
       declarations,
       instructions: loadProjectInstructions(session.workspace.root, {
         home: setup.home,
         isSecret: (rel) => session.workspace.secrets.isSecret(rel),
+        ...(skipped ? { skipped } : {}),
       }),
       skills: session.skills.skills,
       artifacts: session.artifacts.list(),
       ...(setup.systemExtra ? { extra: setup.systemExtra } : {}),
     });
-  const system = buildSystem();
+  const system = buildSystem(skippedInstructions);
   const state: ConversationState = {
     session,
     conversation: opened.conversation,
@@ -155,7 +158,12 @@ export async function openConversation(
   return {
     state,
     windowSource: made.windowSource,
-    notices: [...opened.notices, ...mcpFailures, ...crowdedNotice(system, declarations, made.model)],
+    notices: [
+      ...opened.notices,
+      ...skippedInstructions,
+      ...mcpFailures,
+      ...crowdedNotice(system, declarations, made.model),
+    ],
     run: (input, request) => runOn(state, setup.env, input, request),
     async close(reason) {
       await events.end(reason ?? (frontEnd === "interactive" ? "prompt_input_exit" : "other"));

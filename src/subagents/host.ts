@@ -113,7 +113,7 @@ export function createSubagentHost(deps: SubagentHostDeps): SubagentHost {
   const catalog = createSubagentCatalog(
     deps.workspace.root,
     home,
-    (file) => originOf(file, home) === "home" || (trust?.file(file).trusted ?? true),
+    (file) => originOf(file, home, deps.workspace.root) === "home" || (trust?.file(file).trusted ?? true),
   );
   const warned = new Set<string>();
   const agents = createRunningAgents();

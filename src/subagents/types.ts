@@ -1,8 +1,10 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { filesBelow } from "../config/files-below.js";
 import type { ApprovalMode } from "../policy/modes.js";
+import { originOf } from "../trust/origin.js";
+import { isInside } from "../workspace/paths.js";
 import {
   fieldWarnings,
   flattenQwenFields,
@@ -186,8 +188,18 @@ export function loadSubagentDefinitions(
   const byName = new Map<string, SubagentDefinition>([[GENERAL_PURPOSE.name, GENERAL_PURPOSE]]);
   const problems: DefinitionProblem[] = [];
   for (const folder of subagentFolders(workspaceRoot, home)) {
-    // subfolders too (`.claude/agents/team/validator.md`)
+    // subfolders too (`.claude/agents/team/validator.md`); a workspace's definitions are its own text:
+    // a folder or file linking out of it is not read
+    const confine =
+      isInside(workspaceRoot, folder) && originOf(folder, home, workspaceRoot) === "workspace"
+        ? workspaceRoot
+        : undefined;
     for (const file of filesBelow(folder, /\.md$/)) {
+      const outside = confine && linksOutOf(confine, file);
+      if (outside) {
+        problems.push({ file, message: `links outside the workspace (to ${outside}); not read` });
+        continue;
+      }
       let text: string;
       try {
         text = readFileSync(file, "utf8");
@@ -205,6 +217,16 @@ export function loadSubagentDefinitions(
     }
   }
   return { definitions: [...byName.values()], problems };
+}
+
+/** Where `file` really lies when that is outside `root` (a symlink, or a linked folder above it). */
+function linksOutOf(root: string, file: string): string | undefined {
+  try {
+    const real = realpathSync(file);
+    return isInside(root, real) ? undefined : real;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The session's subagent types: files (read once), the built-in one and those define_subagent adds. */

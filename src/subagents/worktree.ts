@@ -56,13 +56,29 @@ export async function checkWorkingDir(
     return { ok: false, message: `${argument} "${dir}" does not exist` };
   }
   const registered = await listRegisteredWorktrees(repoRoot);
-  if (!registered.some((w) => w.path === real)) {
+  // the list is only what `.git/worktrees/*/gitdir` says, and a repository from an archive ships its own
+  // `.git`: the folder must be a worktree of this repository by its own `.git` too, not the user's home
+  if (!registered.some((w) => w.path === real) || !(await sharesRepository(real, repoRoot))) {
     return {
       ok: false,
       message: `${argument} "${dir}" is not a registered git worktree of ${repoRoot} (see git worktree list)`,
     };
   }
   return { ok: true, path: real };
+}
+
+/** Whether `dir` is a checkout of the same repository as `repoRoot` (one common git folder). */
+async function sharesRepository(dir: string, repoRoot: string): Promise<boolean> {
+  const commonDir = async (at: string) => {
+    const out = await git(at, ["rev-parse", "--path-format=absolute", "--git-common-dir"]);
+    return realpath(out.trim());
+  };
+  try {
+    const [theirs, ours] = await Promise.all([commonDir(dir), commonDir(repoRoot)]);
+    return theirs === ours && (await findRepoRoot(dir)) === dir;
+  } catch {
+    return false;
+  }
 }
 
 export interface AgentWorktree {

@@ -1,10 +1,13 @@
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
+import { createConfigReport } from "../config/provenance.js";
 import { type HookConfig, loadHookConfig } from "../hooks/config.js";
+import { loadMcpServers, serverScripts } from "../mcp/sources.js";
 import { subagentFolders } from "../subagents/types.js";
 import { PROTECTED_AGENT_CONFIG } from "../workspace/protected.js";
 import { scriptsNamedBy } from "./hook-scripts.js";
 import { originOf } from "./origin.js";
+import { resolveWorkspaceTrust } from "./workspace-trust.js";
 
 /**
  * Every file a decision for `root` pins (SPEC §5a): the config files that exist (what can run code,
@@ -18,10 +21,21 @@ export function trustCoveredFiles(root: string, home: string): string[] {
     if (isFile(abs)) files.add(abs);
   }
   for (const folder of subagentFolders(root, home)) {
-    if (originOf(folder, home) === "workspace") for (const file of markdownBelow(folder)) files.add(file);
+    if (originOf(folder, home, root) === "workspace")
+      for (const file of markdownBelow(folder)) files.add(file);
   }
   for (const script of hookScripts(root, home)) files.add(script);
+  for (const script of mcpServerScripts(root, home)) files.add(script);
   return [...files].sort();
+}
+
+/** The workspace scripts the workspace's own MCP servers run (`node tools/server.js`). */
+function mcpServerScripts(root: string, home: string): string[] {
+  const trust = resolveWorkspaceTrust(root, { kind: "given", how: "listing what trust covers" });
+  const { servers } = loadMcpServers({ root, home, trust, report: createConfigReport(), env: {} });
+  return servers
+    .filter((server) => server.origin === "workspace")
+    .flatMap((server) => serverScripts(server, root));
 }
 
 /** The workspace scripts hooks name, the user's own hooks included (their scripts are protected too). */

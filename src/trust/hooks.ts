@@ -2,6 +2,7 @@ import type { ConfigReport } from "../config/provenance.js";
 import type { HandlerConfig, HookConfig, HookGroup } from "../hooks/rules.js";
 import { scriptsNamedBy } from "./hook-scripts.js";
 import { originOf, shownPath } from "./origin.js";
+import { shownPairs } from "./shown-value.js";
 import type { WorkspaceTrust } from "./workspace-trust.js";
 
 /**
@@ -16,10 +17,10 @@ export function applyTrustToHooks(
   home: string,
   report: ConfigReport,
 ): HookConfig {
-  const counts = (file: string) => originOf(file, home) === "home" || trust.file(file).trusted;
+  const counts = (file: string) => originOf(file, home, trust.root) === "home" || trust.file(file).trusted;
   const groups: HookGroup[] = [];
   for (const group of config.groups) {
-    const userOwned = originOf(group.file, home) === "home";
+    const userOwned = originOf(group.file, home, trust.root) === "home";
     const record = recorder(group, trust, home, report);
     const fileTrust = userOwned ? ({ trusted: true } as const) : trust.file(group.file);
     if (!fileTrust.trusted) {
@@ -110,5 +111,7 @@ export function describeHandler(group: HookGroup, handler: HandlerConfig): strin
   const where = rule ? `${rule.event} ${JSON.stringify(rule.matcher.pattern)}: ` : "";
   if (handler.kind === "function") return `${where}function ${handler.name}`;
   if (handler.kind === "prompt") return `${where}prompt ${JSON.stringify(handler.prompt)}`;
-  return handler.kind === "command" ? `${where}${handler.command}` : `${where}POST ${handler.url}`;
+  if (handler.kind === "command") return `${where}${handler.command}`;
+  const headers = shownPairs(handler.headers, (name, value) => `${name}: ${value}`);
+  return `${where}POST ${handler.url}${headers.length > 0 ? ` (headers ${headers.join("; ")})` : ""}`;
 }

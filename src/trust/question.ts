@@ -26,12 +26,14 @@ export async function askTrustIfNeeded(
 ): Promise<TrustAnswer | undefined> {
   const trust = sessionTrust(root, home, "recorded");
   if (trust.decision === "never") return undefined;
+  // pinned before anything is shown: a file that changes while the question waits is not what was approved
+  const approved = pinnedRecord(root, trustCoveredFiles(root, home));
   const review = reviewWorkspace(trust, home);
   if (review.length === 0) return undefined;
   io.output.write(`${questionText(root, trust.decision === "trusted", review)}\n`);
   const answer = await readAnswer(io);
   const store = openTrustStore(home);
-  if (answer === "trust") store.set(root, pinnedRecord(root, trustCoveredFiles(root, home)));
+  if (answer === "trust") store.set(root, { ...approved, decidedAt: new Date().toISOString() });
   if (answer === "never") store.set(root, { decision: "never", decidedAt: new Date().toISOString() });
   io.output.write(
     answer === "trust"

@@ -4,6 +4,7 @@ import { loadHookConfig } from "../hooks/config.js";
 import { loadMcpServers } from "../mcp/sources.js";
 import { loadPermissionSettings } from "../policy/load.js";
 import { applyTrustToHooks } from "./hooks.js";
+import { printable } from "./shown-value.js";
 import type { WorkspaceTrust } from "./workspace-trust.js";
 
 /**
@@ -26,12 +27,12 @@ export function formatReview(values: readonly SettingValue[]): string[] {
   for (const value of values) byFile.set(value.file, [...(byFile.get(value.file) ?? []), value]);
   const lines: string[] = [];
   for (const [file, entries] of byFile) {
-    lines.push(`  ${file}`);
+    lines.push(`  ${printable(file)}`);
     for (const entry of entries) lines.push(`    ${entry.key}: ${formatValue(entry.value)}`);
   }
   return lines;
 }
 
 function formatValue(value: unknown): string {
-  return typeof value === "string" ? value : JSON.stringify(value);
+  return printable(typeof value === "string" ? value : JSON.stringify(value));
 }

@@ -82,7 +82,7 @@ describe("gantry mcp add | get | list | remove", () => {
     });
     const list = await gantry(["mcp", "list"]);
     expect(list.stdout).toContain(
-      "remote  - not started: https://mcp.example.com/mcp  (.mcp.json: this folder is not trusted",
+      "remote  - not started: https://mcp.example.com/mcp (headers Authorization: Bearer ${API_TOKEN})  (.mcp.json: this folder is not trusted",
     );
     const again = await gantry(["mcp", "add", "--transport", "http", "remote", "https://other.example/mcp"]);
     expect(again.code).toBe(1);

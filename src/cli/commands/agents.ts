@@ -4,6 +4,7 @@ import { resolveToolAccess } from "../../subagents/access.js";
 import { unknownToolsMessage } from "../../subagents/spawn.js";
 import { createSubagentCatalog, type SubagentDefinition, type ToolSelection } from "../../subagents/types.js";
 import type { ToolRegistry } from "../../tools/registry.js";
+import { printable } from "../../trust/shown-value.js";
 import { type GlobalOptions, UsageError } from "../options.js";
 import { formatTable } from "./table.js";
 
@@ -29,11 +30,14 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
     source: "SOURCE",
     description: "DESCRIPTION",
   };
-  for (const line of formatTable(headers, rows)) process.stdout.write(`${line}\n`);
+  for (const line of formatTable(headers, rows)) process.stdout.write(`${printable(line)}\n`);
   for (const problem of catalog.problems) {
-    process.stderr.write(`gantry: ${problem.warning ? "" : "skipped "}${problem.file}: ${problem.message}\n`);
+    const line = `${problem.warning ? "" : "skipped "}${problem.file}: ${problem.message}`;
+    process.stderr.write(`gantry: ${printable(line)}
+`);
   }
-  for (const line of await toolProblems(root, catalog.list())) process.stderr.write(`gantry: ${line}\n`);
+  for (const line of await toolProblems(root, catalog.list()))
+    process.stderr.write(`gantry: ${printable(line)}\n`);
   return 0;
 }
 

@@ -1,4 +1,5 @@
 import { createGantrySession } from "../../gantry.js";
+import { printable } from "../../trust/shown-value.js";
 import { type GlobalOptions, UsageError } from "../options.js";
 import { cliTrustOption } from "../trust-option.js";
 
@@ -28,7 +29,7 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
     if (session.config.warnings.length > 0)
       out.push("", "Warnings:", ...session.config.warnings.map((w) => `  ${w}`));
     out.push("", `Approval mode: ${session.permissions.mode ?? "none"} (${session.permissions.modeSource})`);
-    process.stdout.write(`${out.join("\n")}\n`);
+    process.stdout.write(`${out.map(printable).join("\n")}\n`);
     return 0;
   } finally {
     await session.dispose();

@@ -6,6 +6,7 @@ import { formatProblem, hookSources, loadHookConfig } from "../../hooks/config.j
 import type { ConfiguredEvent, HandlerConfig, HookGroup } from "../../hooks/rules.js";
 import { originOf } from "../../trust/origin.js";
 import { sessionTrust } from "../../trust/session-trust.js";
+import { printable } from "../../trust/shown-value.js";
 import { type GlobalOptions, UsageError } from "../options.js";
 import { cliTrustOption } from "../trust-option.js";
 
@@ -19,7 +20,7 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
   const home = homedir();
   const config = loadHookConfig(root, home);
   const trust = sessionTrust(root, home, cliTrustOption(options.trust));
-  const fileTrust = (file: string) => (originOf(file, home) === "home" ? undefined : trust.file(file));
+  const fileTrust = (file: string) => (originOf(file, home, root) === "home" ? undefined : trust.file(file));
   const problems = [...config.problems, ...findMissingScripts(config, root)];
   const out: string[] = [];
   out.push(`Hook sources (in the order they run):`);
@@ -69,7 +70,7 @@ function describeGroup(group: HookGroup): string[] {
     const invalid = rule.matcher.problem ? "  <- INVALID, matches nothing" : "";
     const key = rule.key !== rule.event ? ` (${rule.key})` : "";
     lines.push(`  ${rule.event}${key}  matcher ${JSON.stringify(rule.matcher.pattern)}${only}${invalid}`);
-    for (const handler of rule.handlers) lines.push(`    - ${describeHandler(handler)}`);
+    for (const handler of rule.handlers) lines.push(`    - ${printable(describeHandler(handler))}`);
   }
   return lines;
 }

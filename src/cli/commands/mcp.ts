@@ -13,6 +13,7 @@ import {
 } from "../../mcp/edit-config.js";
 import { forgetMcpCredentials, loginMcpServer } from "../../mcp/oauth.js";
 import { mcpToolName } from "../../mcp/tool-adapter.js";
+import { printable } from "../../trust/shown-value.js";
 import { type GlobalOptions, UsageError } from "../options.js";
 import { cliTrustOption, reportConfigNotices } from "../trust-option.js";
 
@@ -71,7 +72,7 @@ async function list(args: string[], options: GlobalOptions): Promise<number> {
       out.push(
         "No MCP servers are configured (gantry mcp add NAME COMMAND, or .mcp.json, or mcpServers in settings).",
       );
-    process.stdout.write(`${out.join("\n")}\n`);
+    process.stdout.write(`${out.map(printable).join("\n")}\n`);
     return 0;
   } finally {
     await session.dispose();
@@ -123,7 +124,7 @@ async function get(args: string[], options: GlobalOptions): Promise<number> {
     out.push(...describeConnection(connection).map((line) => `  ${line}`), `  log: ${connection.logFile}`);
     for (const tool of connection.tools)
       out.push(`    ${mcpToolName(name, tool.name)}: ${firstLine(tool.description)}`);
-    process.stdout.write(`${out.join("\n")}\n`);
+    process.stdout.write(`${out.map(printable).join("\n")}\n`);
     return 0;
   } finally {
     await session.dispose();

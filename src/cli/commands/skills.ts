@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import { discoverSkills } from "../../skills/catalog.js";
+import { printable } from "../../trust/shown-value.js";
 import { type GlobalOptions, UsageError } from "../options.js";
 import { formatTable } from "./table.js";
 import { workspaceRootOf } from "./workspace-root.js";
@@ -29,11 +30,12 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
       tools: "ALLOWED-TOOLS",
       description: "DESCRIPTION",
     };
-    for (const line of formatTable(headers, rows)) process.stdout.write(`${line}\n`);
+    for (const line of formatTable(headers, rows)) process.stdout.write(`${printable(line)}\n`);
   }
   if (catalog.problems.length > 0) {
     process.stdout.write("\nProblems:\n");
-    for (const problem of catalog.problems) process.stdout.write(`  ${problem.where}: ${problem.message}\n`);
+    for (const problem of catalog.problems)
+      process.stdout.write(`  ${printable(`${problem.where}: ${problem.message}`)}\n`);
   }
   return 0;
 }

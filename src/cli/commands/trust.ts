@@ -35,9 +35,11 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
     );
     return 0;
   }
-  const review = reviewWorkspace(sessionTrust(root, home, "recorded"), home);
+  // pinned before the review is read: what it lists is never newer than what gets approved
   const covered = trustCoveredFiles(root, home);
-  store.set(root, pinnedRecord(root, covered, options.subfolders === true));
+  const record = pinnedRecord(root, covered, options.subfolders === true);
+  const review = reviewWorkspace(sessionTrust(root, home, "recorded"), home);
+  store.set(root, record);
   const out = [`Trusted ${root}${options.subfolders ? " and the folders below it" : ""}.`];
   if (review.length > 0) out.push("This enables:", ...formatReview(review));
   out.push(
