@@ -36,7 +36,10 @@ export function startAgentHooks(
     source: {
       file: definition.source,
       dialect: qwen ? ("qwen" as const) : ("claude" as const),
-      scope: originOf(definition.source, home) === "home" ? ("home" as const) : ("workspace" as const),
+      scope:
+        originOf(definition.source, home, host.deps.workspace.root) === "home"
+          ? ("home" as const)
+          : ("workspace" as const),
     },
     workspaceRoot: host.deps.workspace.root,
     home,
