@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { filesBelow } from "../config/files-below.js";
 import { parseFrontMatter } from "../subagents/front-matter.js";
@@ -42,6 +42,11 @@ export function discoverCommands(root: string, home: string): CommandCatalog {
     for (const folder of FOLDERS) {
       const base = path.join(origin === "home" ? home : root, folder);
       for (const file of filesBelow(base, /\.(md|toml)$/)) {
+        // a workspace's command file that links out of it (to ~/.ssh/id_rsa) would send that file as a prompt
+        if (origin === "workspace" && !insideRoot(file, root)) {
+          problems.push({ file, message: "links out of the workspace; skipped" });
+          continue;
+        }
         const parsed = parseCommandFile(file, base, origin);
         if (typeof parsed === "string") problems.push({ file, message: parsed });
         else byName.set(parsed.name, parsed);
@@ -120,4 +125,13 @@ function tomlParser(): TomlParse {
     }
   ).parse;
   return parseToml_;
+}
+
+function insideRoot(file: string, root: string): boolean {
+  try {
+    const real = realpathSync(file);
+    return real.startsWith(`${realpathSync(root)}${path.sep}`);
+  } catch {
+    return false;
+  }
 }

@@ -1,4 +1,5 @@
-import { existsSync } from "node:fs";
+import { existsSync, symlinkSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { discoverCommands } from "../../src/slash-commands/catalog.js";
 import { put } from "../skills/support.js";
@@ -53,6 +54,15 @@ describe("custom command files", () => {
       ["review", "home", "mine"],
     ]);
     expect(catalog.problems.map((p) => p.message)).toEqual([expect.stringMatching(/^not valid TOML/)]);
+  });
+
+  it("skips a workspace command file that links out of the workspace", async () => {
+    ws = await createTempWorkspace({ "../private/id_rsa": "PRIVATE KEY" });
+    await mkdir(`${ws.root}/.claude/commands`, { recursive: true });
+    symlinkSync(`${ws.parent}/private/id_rsa`, `${ws.root}/.claude/commands/leak.md`);
+    const catalog = discoverCommands(ws.root, ws.home);
+    expect(catalog.get("leak")).toBeUndefined();
+    expect(catalog.problems.map((p) => p.message)).toEqual(["links out of the workspace; skipped"]);
   });
 });
 
