@@ -31,6 +31,8 @@ export interface CheckContext {
   allowAgentConfigEdits: boolean;
   /** More protected paths than the workspace's patterns, absolute: the scripts hooks run, the user's config folders. */
   protectedPaths?: readonly string[];
+  /** Where paths land, resolved once per call (a command names a file for a read and a write; the disk may change between calls). */
+  landings?: Map<string, Promise<(string | undefined)[]>>;
 }
 
 /**
@@ -42,7 +44,8 @@ export async function checksForCall(call: CallToJudge, context: CheckContext): P
   const commands = await shellCommandsOf(call, context.workspaceRoot);
   if (commands !== undefined) {
     const checks: Check[] = spec.name === COMMAND_TOOL ? [] : [toolCheck(call.tool)];
-    for (const command of commands) checks.push(...(await commandChecks(command, context)));
+    const callContext = { ...context, landings: new Map() };
+    for (const command of commands) checks.push(...(await commandChecks(command, callContext)));
     return checks.length > 0 ? checks : [toolCheck(call.tool)];
   }
   const checks: Check[] = [];

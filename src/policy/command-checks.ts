@@ -4,7 +4,7 @@ import { isInside } from "../workspace/paths.js";
 import type { CheckContext } from "./checks.js";
 import {
   isExistingFolder,
-  landingPlaces,
+  landingPlacesOnce,
   nameMayBeProtected,
   type ProtectedPlaces,
   patternMayHitProtected,
@@ -43,10 +43,12 @@ export async function commandChecks(
     );
   }
   const checks = analysis.runs.map(runCheck);
-  for (const effect of analysis.files) {
-    checks.push(...(await fileChecks(effect, context)));
+  // each file is resolved on the disk (realpath, lstat, one component at a time): all at once, in order
+  const perFile = await Promise.all(analysis.files.map((effect) => fileChecks(effect, context)));
+  analysis.files.forEach((effect, index) => {
+    checks.push(...(perFile[index] as Check[]));
     if (effect.kind === "delete" && !effect.moves) checks.push(deletionAsRm(effect));
-  }
+  });
   const written = new Set(
     checks.flatMap((check) =>
       check.tool === TOOL_OF.write && check.value.type === "path" && check.value.resolved
@@ -140,23 +142,21 @@ function deletionAsRm(effect: FileEffect): Check {
  */
 async function unknownUseChecks(effect: FileEffect, context: CheckContext): Promise<Check[]> {
   const plain = { ...effect, unknownUse: undefined };
-  const reads = await fileChecks(plain, context);
-  const changes = await fileChecks({ ...plain, kind: "write" }, context);
+  const [reads, changes] = await Promise.all([
+    fileChecks(plain, context),
+    fileChecks({ ...plain, kind: "write" }, context),
+  ]);
   const explained = (check: Check) => ({
     ...check,
     label: `${check.label} (named by "${effect.via}", a program Gantry cannot tell reads or changes it)`,
   });
-  const judged: Check[] = [];
-  for (const check of reads) {
-    if (check.unknown !== undefined || check.value.type !== "path") {
-      judged.push(check);
-      continue;
-    }
-    const folder = check.value.resolved !== undefined && (await isExistingFolder(check.value.resolved));
-    judged.push(
-      explained({ ...check, value: { ...check.value, directory: check.value.directory || folder } }),
-    );
-  }
+  const judged: Check[] = await Promise.all(
+    reads.map(async (check) => {
+      if (check.unknown !== undefined || check.value.type !== "path") return check;
+      const folder = check.value.resolved !== undefined && (await isExistingFolder(check.value.resolved));
+      return explained({ ...check, value: { ...check.value, directory: check.value.directory || folder } });
+    }),
+  );
   for (const check of changes) {
     if (check.unknown === undefined) judged.push(explained({ ...check, implied: true, onlyDenials: true }));
   }
@@ -208,7 +208,7 @@ async function placeChecks(
   label: string,
 ) {
   const checks: Check[] = [];
-  for (const landing of await landingPlaces(folder, input)) {
+  for (const landing of await landingPlacesOnce(context.landings, folder, input)) {
     if (landing === undefined) {
       checks.push(unknownTarget(effect, context, `${input} (through a dangling symlink)`));
       continue;
@@ -280,7 +280,7 @@ async function patternCheck(effect: FileEffect, folder: string, pattern: string,
   const literal = relative.split("/");
   const firstWild = literal.findIndex((part) => /[*?[]/.test(part));
   const literalFolder = literal.slice(0, Math.max(0, firstWild)).join("/") || ".";
-  const [landing] = await landingPlaces(base, literalFolder);
+  const [landing] = await landingPlacesOnce(context.landings, base, literalFolder);
   if (landing === undefined) return unknownTarget(effect, context, `${pattern} (through a dangling symlink)`);
   const check = await placeCheck(
     { ...effect, onlyNames: undefined },

@@ -35,10 +35,31 @@ export async function physicalPath(folder: string, input: string): Promise<strin
   return current;
 }
 
+/** landingPlaces, once per folder and input in one call's checks. */
+export function landingPlacesOnce(
+  landings: Map<string, Promise<(string | undefined)[]>> | undefined,
+  folder: string,
+  input: string,
+): Promise<(string | undefined)[]> {
+  if (!landings) return landingPlaces(folder, input);
+  const key = `${folder}\0${input}`;
+  let found = landings.get(key);
+  if (!found) {
+    found = landingPlaces(folder, input);
+    landings.set(key, found);
+  }
+  return found;
+}
+
 /** The places `input` may land from `folder`: bash's `cd` is logical (`cd link/..` is the folder itself). */
 export async function landingPlaces(folder: string, input: string): Promise<(string | undefined)[]> {
-  const physical = await physicalPath(folder, input);
-  const logical = await physicalPath(path.resolve(folder), input);
+  const logicalFolder = path.resolve(folder);
+  // a folder with no `..` in it is the same folder both ways: resolved once
+  if (logicalFolder === folder) return [await physicalPath(folder, input)];
+  const [physical, logical] = await Promise.all([
+    physicalPath(folder, input),
+    physicalPath(logicalFolder, input),
+  ]);
   return physical === logical ? [physical] : [physical, logical];
 }
 

@@ -53,10 +53,11 @@ async function expandPieces(
   const markdown = command.syntax === "markdown";
   const words = splitArguments(args);
   const fill = (text: string, quote: (value: string) => string) =>
+    // one pass: what the arguments say is never read again for placeholders
     markdown
-      ? text
-          .replaceAll("$ARGUMENTS", () => quote(args))
-          .replace(/\$([1-9])/g, (_, index: string) => quote(words[Number(index) - 1] ?? ""))
+      ? text.replace(/\$ARGUMENTS|\$([1-9])/g, (_, index?: string) =>
+          quote(index === undefined ? args : (words[Number(index) - 1] ?? "")),
+        )
       : text.replaceAll("{{args}}", () => quote(args));
   let out = "";
   for (const piece of pieces) {
