@@ -2,6 +2,8 @@ import { existsSync, symlinkSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { discoverCommands } from "../../src/slash-commands/catalog.js";
+import { expandCommand } from "../../src/slash-commands/expand.js";
+import type { ToolPipeline } from "../../src/tools/pipeline.js";
 import { put } from "../skills/support.js";
 import { runGantry } from "../support/cli.js";
 import { type ModelServer, type RecordedRequest, startModelServer } from "../support/model-server.js";
@@ -54,6 +56,20 @@ describe("custom command files", () => {
       ["review", "home", "mine"],
     ]);
     expect(catalog.problems.map((p) => p.message)).toEqual([expect.stringMatching(/^not valid TOML/)]);
+  });
+
+  it("fills $ARGUMENTS and $1… in one pass: what the arguments say is not read for placeholders", async () => {
+    ws = await createTempWorkspace({ ".claude/commands/echo.md": "first=$1 all=$ARGUMENTS" });
+    const command = discoverCommands(ws.root, ws.home).get("echo");
+    if (!command) throw new Error("the command was not found");
+    // no shell line or file: the pipeline is never called
+    const context = {
+      pipeline: {} as ToolPipeline,
+      signal: AbortSignal.timeout(5_000),
+      workspaceTrusted: false,
+    };
+    const expanded = await expandCommand(command, "x$2 $ARGUMENTS", context);
+    expect(expanded).toEqual({ ok: true, text: "first=x$2 all=x$2 $ARGUMENTS", notes: [] });
   });
 
   it("skips a workspace command file that links out of the workspace", async () => {
