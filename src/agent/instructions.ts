@@ -69,7 +69,7 @@ export function loadProjectInstructions(
     const roots = source.home ? [source.base, workspaceRoot] : [workspaceRoot];
     const imports = new Imports({ roots, workspaceRoot, options });
     imports.seen.add(realOf(file) ?? file);
-    const body = cap(`${text}${imports.of(text, path.dirname(file), 1)}`, source.rel);
+    const body = cap(`${text}${imports.of(text, path.dirname(file), 1)}`, source.rel, imports.unread);
     found.push({ file: source.home ? `~/${source.rel}` : source.rel, text: body });
   }
   return found;
@@ -77,6 +77,10 @@ export function loadProjectInstructions(
 
 class Imports {
   readonly seen = new Set<string>();
+  /** Characters read so far: past the cap, nothing more is read (a file importing thousands of files). */
+  private read = 0;
+  /** Imports left unread for the cap, said with it. */
+  unread = 0;
   constructor(
     private readonly scope: { roots: string[]; workspaceRoot: string; options: InstructionOptions },
   ) {}
@@ -84,7 +88,12 @@ class Imports {
   /** The files `text` imports, each as a section after it, their own imports after them. */
   of(text: string, dir: string, depth: number): string {
     let out = "";
+    this.read += text.length;
     for (const written of importsIn(text)) {
+      if (this.read > MAX_INSTRUCTION_CHARS) {
+        this.unread++;
+        continue;
+      }
       const target = this.resolve(written, dir);
       if (typeof target !== "string") {
         if (target.why) out += `\n\n[@${written} not imported: ${target.why}]`;
@@ -168,7 +177,8 @@ function realOf(file: string): string | undefined {
   }
 }
 
-function cap(text: string, name: string): string {
+function cap(text: string, name: string, unread = 0): string {
   if (text.length <= MAX_INSTRUCTION_CHARS) return text;
-  return `${text.slice(0, MAX_INSTRUCTION_CHARS)}\n[${name} truncated at ${MAX_INSTRUCTION_CHARS} characters]`;
+  const left = unread > 0 ? `; ${unread} more import${unread === 1 ? "" : "s"} not read` : "";
+  return `${text.slice(0, MAX_INSTRUCTION_CHARS)}\n[${name} truncated at ${MAX_INSTRUCTION_CHARS} characters${left}]`;
 }

@@ -78,6 +78,16 @@ describe("project instructions", () => {
     );
   });
 
+  it("stops importing once the instructions reach their size limit (a file naming thousands of files)", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) files[`docs/part-${i}.md`] = `part ${i} `.repeat(1000);
+    files["CLAUDE.md"] = Array.from({ length: 300 }, (_, i) => `@docs/part-${i}.md`).join("\n");
+    ws = await createTempWorkspace(files);
+    const [claude] = load(ws.root, ws.home);
+    // about 8 parts of 9 KB fill 64 K: the other files are never read
+    expect(claude?.text).toMatch(/\[CLAUDE\.md truncated at 65536 characters; 29\d more imports not read\]$/);
+  });
+
   it("the user's own file imports from the home folder (@~/), never a secret there", async () => {
     ws = await createTempWorkspace();
     await put(ws.home, ".claude/CLAUDE.md", "Mine: @~/notes/rules.md @~/.ssh/id_rsa");
