@@ -1,4 +1,4 @@
-import { readFileSync, realpathSync } from "node:fs";
+import { readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { filesBelow } from "../config/files-below.js";
 import { parseFrontMatter } from "../subagents/front-matter.js";
@@ -57,9 +57,15 @@ export function discoverCommands(root: string, home: string): CommandCatalog {
   return { commands, problems, get: (name) => byName.get(name) };
 }
 
+/** A prompt template is a page or two; a bigger file is not read (a repository could ship a huge one). */
+const MAX_COMMAND_BYTES = 256 * 1024;
+
 function parseCommandFile(file: string, base: string, origin: "home" | "workspace"): CustomCommand | string {
   let text: string;
   try {
+    const size = statSync(file).size;
+    if (size > MAX_COMMAND_BYTES)
+      return `${size} bytes: larger than a command file may be (${MAX_COMMAND_BYTES}); skipped`;
     text = readFileSync(file, "utf8");
   } catch (cause) {
     return `cannot read: ${(cause as Error).message}`;

@@ -72,6 +72,15 @@ describe("custom command files", () => {
     expect(expanded).toEqual({ ok: true, text: "first=x$2 all=x$2 $ARGUMENTS", notes: [] });
   });
 
+  it("skips a command file too large to be a prompt", async () => {
+    ws = await createTempWorkspace({ ".claude/commands/huge.md": "x".repeat(300 * 1024) });
+    const catalog = discoverCommands(ws.root, ws.home);
+    expect(catalog.get("huge")).toBeUndefined();
+    expect(catalog.problems.map((p) => p.message)).toEqual([
+      "307200 bytes: larger than a command file may be (262144); skipped",
+    ]);
+  });
+
   it("skips a workspace command file that links out of the workspace", async () => {
     ws = await createTempWorkspace({ "../private/id_rsa": "PRIVATE KEY" });
     await mkdir(`${ws.root}/.claude/commands`, { recursive: true });
