@@ -37,9 +37,14 @@ function preloadedSkills(names: readonly string[], skills: readonly Skill[]): st
   return parts;
 }
 
+/** A skill's SKILL.md, at most this much of it: the rest of a skill is read with view_file when needed. */
+const MAX_SKILL_CHARS = 64 * 1024;
+
 function readSkill(file: string): string | undefined {
   try {
-    return readFileSync(file, "utf8");
+    const text = readFileSync(file, "utf8");
+    if (text.length <= MAX_SKILL_CHARS) return text;
+    return `${text.slice(0, MAX_SKILL_CHARS)}\n[SKILL.md cut at ${MAX_SKILL_CHARS} characters: read the rest with view_file]`;
   } catch {
     return undefined;
   }
