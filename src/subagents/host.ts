@@ -27,6 +27,8 @@ export interface ChildSession {
   pipeline: ToolPipeline;
   /** Its MCP servers (a worktree session has its own), started before an agent's tools are listed. */
   mcp?: McpPreparer;
+  /** Its skills: the user's and those of its own folder, at its paths (view_file's IsSkillFile reads them there). */
+  skills?: SkillCatalog;
   dispose(): Promise<void>;
 }
 

@@ -248,8 +248,9 @@ function planAgent(
   });
   if (access.unknown.length > 0) return unknownToolsMessage(definition, access.unknown);
   const tools = registry.declarations((tool) => access.allows(tool.spec.name));
-  // the skills list, where the agent can read a skill (view_file) and the paths are its folder's
-  const readsSkills = opened.child === undefined && tools.some((tool) => tool.name === "view_file");
+  // the skills list, where the agent can read a skill (view_file): in another folder, that folder's own
+  const readsSkills = tools.some((tool) => tool.name === "view_file");
+  const skills = (opened.child ? opened.child.skills : host.deps.skills)?.skills;
   const system = buildSystemPrompt({
     workspaceRoot: opened.root,
     declarations: tools,
@@ -257,8 +258,8 @@ function planAgent(
       ...(host.deps.home ? { home: host.deps.home } : {}),
       isSecret: (rel) => host.deps.workspace.secrets.isSecret(rel),
     }),
-    ...(readsSkills && host.deps.skills ? { skills: host.deps.skills.skills } : {}),
-    extra: subagentSection(definition, request.role, access.unavailable, host.deps.skills?.skills ?? []),
+    ...(readsSkills && skills ? { skills } : {}),
+    extra: subagentSection(definition, request.role, access.unavailable, skills ?? []),
   });
   return {
     ...base,
