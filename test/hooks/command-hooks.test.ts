@@ -320,7 +320,8 @@ describe("command hooks: a finished hook leaves nothing behind", () => {
       maxOutputBytes: 1024,
     });
     expect(outcome).toMatchObject({ ok: true, exit: { exitCode: 0, stdout: '{"decision":"allow"}\n' } });
-    expect(timers()).toBe(before);
+    // another test's timer may end meanwhile: what counts is that this hook left none of its own
+    expect(timers()).toBeLessThanOrEqual(before);
   });
 });
 
