@@ -18,6 +18,7 @@ import type { McpManager } from "./mcp/manager.js";
 import { openSessionMcp } from "./mcp/session-mcp.js";
 import { type Asker, createHeadlessAsker } from "./policy/asker.js";
 import { createConsentStep } from "./policy/consent-step.js";
+import { createHookConditions } from "./policy/hook-condition.js";
 import type { ApprovalMode } from "./policy/modes.js";
 import { createSessionPermissions, type SessionPermissions } from "./policy/permissions.js";
 import { createPolicyStep } from "./policy/policy-step.js";
@@ -188,6 +189,11 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
 
   let registryForRules: ToolRegistry | undefined;
   let permissionsForHooks: SessionPermissions | undefined;
+  let hookConditions: ReturnType<typeof createHookConditions> | undefined;
+  const conditionsFor = (permissions: SessionPermissions, registry: ToolRegistry) => {
+    hookConditions ??= createHookConditions(permissions, (name) => registry.lookup(name));
+    return hookConditions;
+  };
   // what SessionStart hooks write to CLAUDE_ENV_FILE, for the session's commands
   const sessionVariables = createSessionVariables();
   const hookRuntime = createHookRuntime({
@@ -200,6 +206,11 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     judgeModel: (model) => subagents.modelFor(model),
     // agent hooks' judges read through this session's pipeline, attached below
     judgeAgent: createAgentJudge(() => subagents.pipeline),
+    // Claude Code's `if` on a handler, matched as the policy matches rules (both exist by the first call)
+    conditionMatches: (condition, call) =>
+      permissionsForHooks && registryForRules
+        ? conditionsFor(permissionsForHooks, registryForRules)(condition, call)
+        : Promise.resolve(false),
   });
   const hooks = createSessionHooks(hookRuntime);
   const toolNames = (name: string) => {

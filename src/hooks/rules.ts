@@ -9,6 +9,11 @@ interface HandlerBase {
   name: string;
   timeoutMs: number;
   failClosed?: boolean;
+  /**
+   * Claude Code's `if`: a permission rule (`Bash(git push:*)`, `Edit(src/**)`) the tool call must match
+   * for the handler to run at all; judged by the policy's own matching of the call.
+   */
+  condition?: string;
 }
 
 export type HandlerConfig =
@@ -195,7 +200,12 @@ function parseHandler(ctx: ParseContext, raw: unknown, at: string): HandlerConfi
   const name = typeof raw.name === "string" && raw.name ? raw.name : at;
   const http = raw.type === "http" ? ctx.httpTimeout : undefined;
   const timeoutMs = readTimeout(ctx, raw.timeout, `${at}.timeout`, http);
-  const base: HandlerBase = { name, timeoutMs, ...(raw.failMode === "closed" ? { failClosed: true } : {}) };
+  const base: HandlerBase = {
+    name,
+    timeoutMs,
+    ...(raw.failMode === "closed" ? { failClosed: true } : {}),
+    ...conditionOf(ctx, raw.if, `${at}.if`),
+  };
   if (raw.type === "command") {
     flagUnknown(ctx, raw, at, [...COMMAND_FIELDS, ...ctx.extraHandlerFields]);
     if (typeof raw.command !== "string" || raw.command.trim() === "") {
@@ -330,4 +340,23 @@ export function groupLabel(ctx: SourceContext): string {
   const shown =
     scope === "home" ? `~/${path.relative(ctx.home, file)}` : path.relative(ctx.workspaceRoot, file);
   return `${dialect}:${shown}`;
+}
+
+/** A rule as permissions write one: a tool name, maybe with a specifier in parentheses. */
+const RULE_SHAPE = /^[A-Za-z_][\w-]*(\(.+\))?$/s;
+
+/**
+ * `if` on a handler. One that cannot be read stops the session (an error, as for a handler without its
+ * command): run anyway, an allowing hook meant for `Bash(npm test:*)` would allow every command; skipped,
+ * a blocking one would block nothing.
+ */
+function conditionOf(ctx: ParseContext, value: unknown, at: string): { condition?: string } {
+  if (value === undefined) return {};
+  if (typeof value !== "string" || !RULE_SHAPE.test(value.trim())) {
+    ctx.problems.push(
+      error(ctx.file, at, 'must be a permission rule such as "Bash(git push:*)" or "Edit(src/**)"'),
+    );
+    return { condition: "\0 unreadable" };
+  }
+  return { condition: value.trim() };
 }

@@ -13,6 +13,7 @@ import {
   type HookEventName,
   type HookSessionFacts,
   type SessionIdentity,
+  type ToolCallFacts,
 } from "./events.js";
 import { hasHandlersFor, type PlannedHandler, planHandlers } from "./plan.js";
 import type { HandlerConfig, HookConfig, HookGroup } from "./rules.js";
@@ -42,6 +43,11 @@ export interface HookRuntimeOptions {
   judgeModel?: (model: string | undefined) => ModelClient | string;
   /** How `type: "agent"` hooks' judges run with the session's read-only tools; without it they fail (non-blocking). */
   judgeAgent?: AgentJudge;
+  /**
+   * Whether a tool call matches a handler's `if` (a permission rule), as the policy matches rules; without
+   * it a handler with an `if` never runs (nothing can tell that the call matches).
+   */
+  conditionMatches?: (condition: string, call: ToolCallFacts) => Promise<boolean>;
   /** Where SessionStart hooks' CLAUDE_ENV_FILE variables go (the session's commands read them); without it the file is not offered. */
   sessionVariables?: SessionVariables;
 }
@@ -105,10 +111,15 @@ export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
   const hookEnvFor = sessionEnvironment(baseEnv);
 
   async function runHandler(planned: PlannedHandler, event: HookEvent, signal: AbortSignal) {
-    const facts = session();
-    const payload = JSON.stringify(planned.dialect.encode(event, facts, planned.rule));
     const { handler } = planned;
     const notes: string[] = [];
+    // Claude Code's `if`: a call the rule does not cover does not run the handler at all
+    if (handler.condition !== undefined && "call" in event) {
+      const matches = (await options.conditionMatches?.(handler.condition, event.call)) ?? false;
+      if (!matches) return { verdict: {}, notes };
+    }
+    const facts = session();
+    const payload = JSON.stringify(planned.dialect.encode(event, facts, planned.rule));
     const refused = handler.kind === "command" ? trustRefusal(handler) : undefined;
     if (refused !== undefined) {
       notes.push(`hook ${planned.label}: ${refused}`);
