@@ -26,6 +26,8 @@ export type HandlerConfig =
       refusal?: string;
       /** Claude Code's `async: true`: runs in the background; nothing waits for it or obeys its decision. */
       background?: boolean;
+      /** Qwen Code's `env`: variables set for this command only. */
+      env?: Record<string, string>;
     })
   | (HandlerBase & {
       kind: "http";
@@ -213,7 +215,8 @@ function parseHandler(ctx: ParseContext, raw: unknown, at: string): HandlerConfi
       return [];
     }
     const background = raw.async === true && ASYNC_DIALECTS.has(ctx.dialect) ? { background: true } : {};
-    return [{ ...base, kind: "command", command: raw.command, ...background }];
+    const env = raw.env === undefined ? {} : handlerEnv(ctx, raw.env, `${at}.env`);
+    return [{ ...base, kind: "command", command: raw.command, ...background, ...env }];
   }
   if (raw.type === "http") {
     flagUnknown(ctx, raw, at, [...HTTP_FIELDS, ...ctx.extraHandlerFields]);
@@ -359,4 +362,14 @@ function conditionOf(ctx: ParseContext, value: unknown, at: string): { condition
     return { condition: "\0 unreadable" };
   }
   return { condition: value.trim() };
+}
+
+/** Qwen Code's `env` on a command handler: names to strings, nothing else (a hook would run without them). */
+function handlerEnv(ctx: ParseContext, value: unknown, at: string): { env?: Record<string, string> } {
+  const entries = isRecord(value) ? Object.entries(value) : undefined;
+  if (!entries || entries.some(([name, text]) => typeof text !== "string" || !/^[A-Za-z_]\w*$/.test(name))) {
+    ctx.problems.push(error(ctx.file, at, 'must map variable names to strings ({"STRICT": "1"})'));
+    return {};
+  }
+  return { env: Object.fromEntries(entries) as Record<string, string> };
 }

@@ -132,7 +132,8 @@ export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
     switch (handler.kind) {
       case "command": {
         const envFile = event.kind === "session_start" ? sessionEnvFile() : undefined;
-        const env = hookEnvFor(facts);
+        const base = hookEnvFor(facts);
+        const env = handler.env ? { ...base, ...handler.env } : base;
         const outcome = await runCommandHook({
           command: handler.command,
           input: payload,
