@@ -70,15 +70,20 @@ function describeGroup(group: HookGroup): string[] {
     const invalid = rule.matcher.problem ? "  <- INVALID, matches nothing" : "";
     const key = rule.key !== rule.event ? ` (${rule.key})` : "";
     lines.push(`  ${rule.event}${key}  matcher ${JSON.stringify(rule.matcher.pattern)}${only}${invalid}`);
-    for (const handler of rule.handlers) lines.push(`    - ${printable(describeHandler(handler))}`);
+    for (const handler of rule.handlers) {
+      const condition = handler.condition === undefined ? "" : `  if ${handler.condition}`;
+      lines.push(`    - ${printable(`${describeHandler(handler)}${condition}`)}`);
+    }
   }
   return lines;
 }
 
 function describeHandler(handler: HandlerConfig): string {
   const timeout = `timeout ${handler.timeoutMs / 1000} s`;
-  if (handler.kind === "command")
-    return `command: ${handler.command} (${timeout}${handler.background ? ", async: in the background" : ""})`;
+  if (handler.kind === "command") {
+    const env = handler.env ? `, env ${Object.keys(handler.env).join(", ")}` : "";
+    return `command: ${handler.command} (${timeout}${handler.background ? ", async: in the background" : ""}${env})`;
+  }
   if (handler.kind === "function") return `function: ${handler.name} (${timeout})`;
   if (handler.kind === "prompt")
     return `${handler.agent ? "agent" : "prompt"}: ${JSON.stringify(handler.prompt)} (${timeout})`;
