@@ -198,6 +198,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
   const sessionVariables = createSessionVariables();
   const hookRuntime = createHookRuntime({
     sessionVariables,
+    inbox,
     config: hookConfig,
     workspaceRoot: workspace.root,
     identity,

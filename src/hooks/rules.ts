@@ -28,6 +28,8 @@ export type HandlerConfig =
       background?: boolean;
       /** Qwen Code's `env`: variables set for this command only. */
       env?: Record<string, string>;
+      /** Claude Code's `asyncRewake`: a background hook whose block (exit 2) or context starts the agent's next turn. */
+      rewake?: boolean;
     })
   | (HandlerBase & {
       kind: "http";
@@ -214,7 +216,10 @@ function parseHandler(ctx: ParseContext, raw: unknown, at: string): HandlerConfi
       ctx.problems.push(error(ctx.file, `${at}.command`, "must be a non-empty string"));
       return [];
     }
-    const background = raw.async === true && ASYNC_DIALECTS.has(ctx.dialect) ? { background: true } : {};
+    const async = (raw.async === true || raw.asyncRewake === true) && ASYNC_DIALECTS.has(ctx.dialect);
+    const background = async
+      ? { background: true, ...(raw.asyncRewake === true ? { rewake: true } : {}) }
+      : {};
     const env = raw.env === undefined ? {} : handlerEnv(ctx, raw.env, `${at}.env`);
     return [{ ...base, kind: "command", command: raw.command, ...background, ...env }];
   }

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { AgentInbox } from "../agent/inbox.js";
 import type { ModelClient } from "../models/client.js";
 import { showControls } from "../tools/exec/ansi.js";
 import { shellLevel } from "../tools/exec/process-tree.js";
@@ -48,6 +49,8 @@ export interface HookRuntimeOptions {
    * it a handler with an `if` never runs (nothing can tell that the call matches).
    */
   conditionMatches?: (condition: string, call: ToolCallFacts) => Promise<boolean>;
+  /** Where `asyncRewake` hooks' reports go: the agent's next turn starts with them. */
+  inbox?: Pick<AgentInbox, "post" | "holdOpen">;
   /** Where SessionStart hooks' CLAUDE_ENV_FILE variables go (the session's commands read them); without it the file is not offered. */
   sessionVariables?: SessionVariables;
 }
@@ -186,7 +189,7 @@ export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
     }
   }
 
-  const background = createBackgroundHandlers(runHandler, log);
+  const background = createBackgroundHandlers(runHandler, log, options.inbox);
   // subagents' own hooks (their agent files'), kept apart from the snapshot so a reload keeps them
   let agentGroups: HookGroup[] = [];
   const withAgentGroups = (): HookConfig =>
