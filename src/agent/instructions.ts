@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from "node:fs";
 import path from "node:path";
+import { isInside } from "../workspace/paths.js";
 
 /** Project instruction files at the workspace root, in this order (SPEC §7), with Claude Code's other places. */
 export const INSTRUCTION_FILES = [
@@ -116,13 +117,10 @@ class Imports {
       : path.resolve(dir, written);
     const real = named ? realOf(named) : undefined;
     if (!real) return {};
-    const root = this.scope.roots.find(
-      (candidate) => real === candidate || real.startsWith(`${candidate}${path.sep}`),
-    );
+    const root = this.scope.roots.find((candidate) => isInside(candidate, real));
     if (!root) return { why: "outside the folder of the file that imports it" };
-    const rel = path.relative(this.scope.workspaceRoot, real);
-    const insideWorkspace = !rel.startsWith("..") && !path.isAbsolute(rel);
-    if (isSecret?.(insideWorkspace ? rel : path.relative(root, real))) return { why: "a secret file" };
+    const base = isInside(this.scope.workspaceRoot, real) ? this.scope.workspaceRoot : root;
+    if (isSecret?.(path.relative(base, real))) return { why: "a secret file" };
     return real;
   }
 }
@@ -143,8 +141,7 @@ function refusal(
   const real = realOf(file);
   if (real === undefined) return undefined;
   const rel = path.relative(workspaceRoot, real);
-  if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel))
-    return `links outside the workspace (to ${real})`;
+  if (rel === "" || !isInside(workspaceRoot, real)) return `links outside the workspace (to ${real})`;
   if (isSecret?.(rel.split(path.sep).join("/"))) return `is a secret file (${rel})`;
   return undefined;
 }

@@ -2,6 +2,7 @@ import { readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { filesBelow } from "../config/files-below.js";
 import { parseFrontMatter } from "../subagents/front-matter.js";
+import { isInside } from "../workspace/paths.js";
 
 /**
  * A custom slash command: a prompt template in a file. Claude Code's and Qwen Code's `.md` (front
@@ -135,8 +136,7 @@ function tomlParser(): TomlParse {
 
 function insideRoot(file: string, root: string): boolean {
   try {
-    const real = realpathSync(file);
-    return real.startsWith(`${realpathSync(root)}${path.sep}`);
+    return isInside(realpathSync(root), realpathSync(file));
   } catch {
     return false;
   }
