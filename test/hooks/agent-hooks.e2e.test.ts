@@ -1,17 +1,10 @@
 import { existsSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
-import { type ModelServer, type RecordedRequest, startModelServer } from "../support/model-server.js";
-import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
-import { E2E, gantryOn, sees, touch } from "./e2e-cli.js";
+import { describe, expect, it } from "vitest";
+import { type RecordedRequest, startModelServer } from "../support/model-server.js";
+import { createTempWorkspace } from "../support/workspace.js";
+import { E2E, gantryOn, sees, serverAndWorkspace, touch } from "./e2e-cli.js";
 
-let server: ModelServer | undefined;
-let ws: TempWorkspace | undefined;
-afterEach(async () => {
-  await server?.close();
-  await ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
+const t = serverAndWorkspace();
 
 /** Claude Code's agent hook, as its docs write one: a judge that may read the workspace first. */
 const agentHook = (prompt: string) =>
@@ -26,13 +19,13 @@ describe("Claude Code's agent hooks, end to end", () => {
     "the judge reads the workspace with its read-only tools, then its ok false denies the call",
     E2E,
     async () => {
-      ws = await createTempWorkspace({
+      t.ws = await createTempWorkspace({
         ".claude/settings.json": agentHook(
           "Allow a deploy only if NOTES.md allows deploys. The call: $ARGUMENTS",
         ),
         "NOTES.md": "Deploys are frozen until Monday.\n",
       });
-      server = await startModelServer([
+      t.server = await startModelServer([
         { toolCalls: [touch("deployed")] },
         // the judge: its own conversation, the hook's prompt with the event, only the read-only tools
         {
@@ -53,10 +46,10 @@ describe("Claude Code's agent hooks, end to end", () => {
         },
         { text: "understood", expect: sees("NOTES.md says deploys are frozen") },
       ]);
-      const result = await gantryOn(server, ws, ["-p", "deploy", "--approval-mode", "yolo"]);
+      const result = await gantryOn(t.server, t.ws, ["-p", "deploy", "--approval-mode", "yolo"]);
       expect(result.code, result.stderr).toBe(0);
-      server.assertDone();
-      expect(existsSync(`${ws.root}/deployed`)).toBe(false);
+      t.server.assertDone();
+      expect(existsSync(`${t.ws.root}/deployed`)).toBe(false);
     },
   );
 
@@ -64,18 +57,18 @@ describe("Claude Code's agent hooks, end to end", () => {
     "the judge cannot run what is not a read (the pipeline refuses it); ok true lets the call run",
     E2E,
     async () => {
-      ws = await createTempWorkspace({ ".claude/settings.json": agentHook("Allow harmless commands.") });
-      server = await startModelServer([
+      t.ws = await createTempWorkspace({ ".claude/settings.json": agentHook("Allow harmless commands.") });
+      t.server = await startModelServer([
         { toolCalls: [touch("harmless")] },
         { toolCalls: [touch("by-the-judge")] },
         { text: '{"ok": true}', expect: sees("is not in this agent's tool list") },
         { text: "done" },
       ]);
-      const result = await gantryOn(server, ws, ["-p", "touch it", "--approval-mode", "yolo"]);
+      const result = await gantryOn(t.server, t.ws, ["-p", "touch it", "--approval-mode", "yolo"]);
       expect(result.code, result.stderr).toBe(0);
-      server.assertDone();
-      expect(existsSync(`${ws.root}/by-the-judge`)).toBe(false);
-      expect(existsSync(`${ws.root}/harmless`)).toBe(true);
+      t.server.assertDone();
+      expect(existsSync(`${t.ws.root}/by-the-judge`)).toBe(false);
+      expect(existsSync(`${t.ws.root}/harmless`)).toBe(true);
     },
   );
 
@@ -83,13 +76,13 @@ describe("Claude Code's agent hooks, end to end", () => {
     "an agent hook that matches the judge's own reads does not judge them (no endless judging)",
     E2E,
     async () => {
-      ws = await createTempWorkspace({
+      t.ws = await createTempWorkspace({
         ".claude/settings.json": JSON.stringify({
           hooks: { PreToolUse: [{ matcher: "*", hooks: [{ type: "agent", prompt: "Is this call fine?" }] }] },
         }),
         "a.txt": "alpha\n",
       });
-      server = await startModelServer([
+      t.server = await startModelServer([
         { toolCalls: [{ name: "view_file", args: { AbsolutePath: "a.txt" } }] },
         // one judge for the main agent's call; its own read runs unjudged
         {
@@ -99,9 +92,9 @@ describe("Claude Code's agent hooks, end to end", () => {
         { text: '{"ok": true}', expect: sees("alpha") },
         { text: "it says alpha", expect: sees("alpha") },
       ]);
-      const result = await gantryOn(server, ws, ["-p", "read a.txt"]);
+      const result = await gantryOn(t.server, t.ws, ["-p", "read a.txt"]);
       expect(result.code, result.stderr).toBe(0);
-      server.assertDone();
+      t.server.assertDone();
       expect(result.stdout).toContain("it says alpha");
     },
   );

@@ -1,3 +1,4 @@
+import { afterEach } from "vitest";
 import { runGantry } from "../support/cli.js";
 import type { ModelServer, RecordedRequest } from "../support/model-server.js";
 import type { TempWorkspace } from "../support/workspace.js";
@@ -28,3 +29,15 @@ export const touch = (file: string) => ({
   name: "run_command",
   args: { CommandLine: `touch ${file}`, Cwd: ".", WaitMsBeforeAsync: 10_000 },
 });
+
+/** The test's model server and workspace (set them in each test), closed and removed after each one. */
+export function serverAndWorkspace(): { server?: ModelServer; ws?: TempWorkspace } {
+  const state: { server?: ModelServer; ws?: TempWorkspace } = {};
+  afterEach(async () => {
+    await state.server?.close();
+    await state.ws?.cleanup();
+    state.server = undefined;
+    state.ws = undefined;
+  });
+  return state;
+}

@@ -1,17 +1,10 @@
 import { existsSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
-import { type ModelServer, startModelServer } from "../support/model-server.js";
-import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
-import { E2E, gantryOn, sees, touch } from "./e2e-cli.js";
+import { describe, expect, it } from "vitest";
+import { startModelServer } from "../support/model-server.js";
+import { createTempWorkspace } from "../support/workspace.js";
+import { E2E, gantryOn, sees, serverAndWorkspace, touch } from "./e2e-cli.js";
 
-let server: ModelServer | undefined;
-let ws: TempWorkspace | undefined;
-afterEach(async () => {
-  await server?.close();
-  await ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
+const t = serverAndWorkspace();
 
 /** A Claude Code PreToolUse hook that allows what it is run for, limited by its handler's `if`. */
 const allowingHook = (condition: unknown) =>
@@ -34,39 +27,39 @@ const allowingHook = (condition: unknown) =>
 
 describe("Claude Code's if on a hook handler", () => {
   it("runs the handler only for calls the rule covers: its allow reaches nothing else", E2E, async () => {
-    ws = await createTempWorkspace({ ".claude/settings.json": allowingHook("Bash(touch ok:*)") });
-    server = await startModelServer([
+    t.ws = await createTempWorkspace({ ".claude/settings.json": allowingHook("Bash(touch ok:*)") });
+    t.server = await startModelServer([
       { toolCalls: [touch("ok"), touch("nope")] },
       { text: "done", expect: sees("Denied by approval mode default") },
     ]);
     // headless, default mode: a command nobody allows is denied
-    const result = await gantryOn(server, ws, ["-p", "touch both"]);
+    const result = await gantryOn(t.server, t.ws, ["-p", "touch both"]);
     expect(result.code, result.stderr).toBe(0);
-    server.assertDone();
-    expect(existsSync(`${ws.root}/ok`)).toBe(true);
-    expect(existsSync(`${ws.root}/nope`)).toBe(false);
+    t.server.assertDone();
+    expect(existsSync(`${t.ws.root}/ok`)).toBe(true);
+    expect(existsSync(`${t.ws.root}/nope`)).toBe(false);
   });
 
   it("matches each program of a command line, as permission rules do", E2E, async () => {
-    ws = await createTempWorkspace({ ".claude/settings.json": allowingHook("Bash(touch ok:*)") });
+    t.ws = await createTempWorkspace({ ".claude/settings.json": allowingHook("Bash(touch ok:*)") });
     const chained = {
       name: "run_command",
       args: { CommandLine: "true && touch ok", Cwd: ".", WaitMsBeforeAsync: 10_000 },
     };
-    server = await startModelServer([{ toolCalls: [chained] }, { text: "done" }]);
-    const result = await gantryOn(server, ws, ["-p", "touch it"]);
+    t.server = await startModelServer([{ toolCalls: [chained] }, { text: "done" }]);
+    const result = await gantryOn(t.server, t.ws, ["-p", "touch it"]);
     expect(result.code, result.stderr).toBe(0);
-    expect(existsSync(`${ws.root}/ok`)).toBe(true);
+    expect(existsSync(`${t.ws.root}/ok`)).toBe(true);
   });
 
   it("an if that is not a permission rule stops the session, naming it", E2E, async () => {
-    ws = await createTempWorkspace({
+    t.ws = await createTempWorkspace({
       ".claude/settings.json": allowingHook("tool_input.command matches 'git'"),
     });
-    server = await startModelServer([]);
-    const result = await gantryOn(server, ws, ["-p", "anything"]);
+    t.server = await startModelServer([]);
+    const result = await gantryOn(t.server, t.ws, ["-p", "anything"]);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('.if: must be a permission rule such as "Bash(git push:*)"');
-    expect(server.requests).toHaveLength(0);
+    expect(t.server.requests).toHaveLength(0);
   });
 });
