@@ -1,19 +1,33 @@
 // Bundles the command into a few files, so `gantry` starts by reading a handful of modules instead of
 // several hundred (whole-process start-up is a benchmark target). The library build stays in dist/.
-import { chmodSync, copyFileSync } from "node:fs";
+import { chmodSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { defineConfig } from "rolldown";
 
 /**
- * The bin is the version-checking CommonJS launcher (src/cli/bin.cts), next to the bundle's main.js it
- * imports; it must stay executable through every build (`npx gantry` runs the file itself).
+ * The bin is the version-checking CommonJS launcher (src/cli/bin.cts) with its code cache loader
+ * (src/cli/code-cache.cts), next to the bundle's chunks; the launcher is told the main chunk's file name.
+ * It must stay executable through every build (`npx gantry` runs the file itself). The chunks are
+ * CommonJS, which the loader can compile with code caches made after a run (ES modules have no such
+ * API): the folder's package.json says so.
  */
 const launcherBin = {
   name: "launcher-bin",
-  writeBundle(options) {
-    const bin = path.join(options.dir ?? "dist/bundle", "gantry.cjs");
-    copyFileSync("dist/cli/bin.cjs", bin);
+  writeBundle(options, bundle) {
+    const dir = options.dir ?? "dist/bundle";
+    const main = Object.values(bundle).find((chunk) => chunk.type === "chunk" && chunk.isEntry && chunk.name === "main");
+    if (!main) throw new Error("the bundle has no main chunk");
+    const placeholder = 'const BUNDLE_MAIN = "";';
+    const launcher = readFileSync("dist/cli/bin.cjs", "utf8");
+    if (!launcher.includes(placeholder)) throw new Error(`dist/cli/bin.cjs lacks ${placeholder}`);
+    // the loader reads the chunks as latin1, the same text as UTF-8 only for ASCII
+    for (const chunk of Object.values(bundle))
+      if (chunk.type === "chunk" && /[^\x00-\x7f]/.test(chunk.code)) throw new Error(`${chunk.fileName} is not ASCII`);
+    const bin = path.join(dir, "gantry.cjs");
+    writeFileSync(bin, launcher.replace(placeholder, `const BUNDLE_MAIN = ${JSON.stringify(main.fileName)};`));
     chmodSync(bin, 0o755);
+    copyFileSync("dist/cli/code-cache.cjs", path.join(dir, "code-cache.cjs"));
+    writeFileSync(path.join(dir, "package.json"), `${JSON.stringify({ type: "commonjs" })}\n`);
   },
 };
 
@@ -42,7 +56,7 @@ function builtinsWithoutFacades() {
 }
 
 export default defineConfig({
-  // main.js is the command (the launcher gantry.cjs imports it); worker thread scripts (search scans,
+  // main is the command (the launcher gantry.cjs runs it); worker thread scripts (search scans,
   // HTML → Markdown) are entries of their own, next to the chunks that start them
   input: {
     main: "dist/cli/main.js",
@@ -57,7 +71,11 @@ export default defineConfig({
   // non-ASCII character is held as two-byte text)
   output: {
     dir: "dist/bundle",
-    format: "esm",
+    format: "cjs",
+    // strict as the ES modules it is built from (and as the earlier ES module bundle ran)
+    strict: true,
+    // the main chunk's name carries its content's hash too: a code cache is kept per file name
+    entryFileNames: (chunk) => (chunk.name === "main" ? "main-[hash].js" : "[name].js"),
     sourcemap: false,
     cleanDir: true,
     comments: { legal: true, annotation: false, jsdoc: false },

@@ -15,6 +15,12 @@ if (major < MIN_MAJOR || (major === MIN_MAJOR && minor < MIN_MINOR)) {
   process.exit(1);
 }
 
+/**
+ * The bundle's main chunk (`main-<hash>.js`), written in by the build (rolldown.config.js); empty in
+ * the unbundled dist/cli, whose main.js is an ES module.
+ */
+const BUNDLE_MAIN: string = "";
+
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
   // answered here: loading the CLI's main module would make `gantry --version` half again as slow as `node -e 0`
@@ -26,8 +32,13 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
   };
   process.stdout.write(`${pkg.version}\n`);
 } else {
-  enableCompileCache();
-  void import("./main.js");
+  const cacheRoot = cacheFolder();
+  if (BUNDLE_MAIN === "") void import("./main.js");
+  else {
+    const runWithCodeCache = require("./code-cache.cjs") as typeof import("./code-cache.cjs");
+    const { join } = process.getBuiltinModule("node:path");
+    runWithCodeCache(join(__dirname, BUNDLE_MAIN), join(cacheRoot, "gantry-code-cache"));
+  }
 }
 
 /**
@@ -35,18 +46,23 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
  * default folder is the shared temporary one: another user of the machine could create it first and
  * plant compiled code that runs as whoever starts gantry. The cache lives in the user's own cache
  * folder instead, readable by nobody else; NODE_COMPILE_CACHE, when set, is the user's choice and wins.
- * No cache (a read-only home) only makes the start slower.
+ * The bundle's own code caches (code-cache.cts) live in a folder inside it. No cache (a read-only home)
+ * only makes the start slower. Returns the folder.
  */
-function enableCompileCache(): void {
-  if (process.env.NODE_COMPILE_CACHE) return;
+function cacheFolder(): string {
   const { mkdirSync } = process.getBuiltinModule("node:fs");
   const { join } = process.getBuiltinModule("node:path");
   const { homedir } = process.getBuiltinModule("node:os");
-  const dir = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "gantry", "compile-cache");
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-  } catch {
-    return;
+  const chosen = process.env.NODE_COMPILE_CACHE;
+  const dir =
+    chosen || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "gantry", "compile-cache");
+  if (!chosen) {
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+    } catch {
+      return dir;
+    }
   }
   process.getBuiltinModule("node:module").enableCompileCache?.(dir);
+  return dir;
 }

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { runGantry } from "../support/cli.js";
@@ -39,4 +39,49 @@ it("uses XDG_CACHE_HOME, and NODE_COMPILE_CACHE when the user set it", async () 
   await runGantry(["tools"], { env: { ...withoutCacheSettings(), NODE_COMPILE_CACHE: chosen } });
   expect(readdirSync(chosen).length).toBeGreaterThan(0);
   expect(existsSync(path.join(ws.home, ".cache", "gantry"))).toBe(false);
+});
+
+// The bundle's chunks load with V8 code caches made after the command ran (src/cli/code-cache.cts).
+const codeCacheFolder = () => {
+  const root = path.join(ws.home, ".cache", "gantry", "compile-cache", "gantry-code-cache");
+  const [folder] = readdirSync(root);
+  return path.join(root, folder as string);
+};
+const viewFile = () =>
+  runGantry(["tool", "view_file", '{"AbsolutePath":"a.txt"}', "--workspace", ws.root], {
+    env: withoutCacheSettings(),
+  });
+
+it("keeps code caches of the chunks a command ran, readable by nobody else, and uses them next time", async () => {
+  const first = await viewFile();
+  expect(first.stderr).toBe("");
+  const folder = codeCacheFolder();
+  expect(statSync(folder).mode & 0o777).toBe(0o700);
+  const caches = readdirSync(folder);
+  // the main chunk and the session's chunks, each named by its chunk and the chunk's length
+  expect(caches.some((name) => /^main-[\w-]+\.js\.\d+\.cache$/.test(name))).toBe(true);
+  expect(caches.length).toBeGreaterThan(3);
+  for (const name of caches) expect(statSync(path.join(folder, name)).mode & 0o777).toBe(0o600);
+  const written = new Map(caches.map((name) => [name, statSync(path.join(folder, name)).mtimeMs]));
+
+  // accepted caches are not written again
+  const second = await viewFile();
+  expect(second.stdout).toBe(first.stdout);
+  for (const name of readdirSync(folder))
+    expect(statSync(path.join(folder, name)).mtimeMs).toBe(written.get(name));
+});
+
+it("a cache V8 rejects is replaced, and the caches of chunks no longer in the bundle are removed", async () => {
+  const first = await viewFile();
+  const folder = codeCacheFolder();
+  const [main] = readdirSync(folder).filter((name) => name.startsWith("main-"));
+  if (!main) throw new Error("no cache of the main chunk");
+  writeFileSync(path.join(folder, main), "not a code cache");
+  writeFileSync(path.join(folder, "gone-0123abcd.js.100.cache"), "from an earlier version");
+
+  const second = await viewFile();
+  expect(second.stdout).toBe(first.stdout);
+  expect(second.stderr).toBe("");
+  expect(readFileSync(path.join(folder, main), "utf8")).not.toBe("not a code cache");
+  expect(existsSync(path.join(folder, "gone-0123abcd.js.100.cache"))).toBe(false);
 });

@@ -164,7 +164,10 @@ describe("the Node engine's scan workers", () => {
   it("runs the bundled worker script, which sits next to the bundle chunk that starts it", async () => {
     const bundle = path.join(REPO_ROOT, "dist", "bundle");
     const starters = readdirSync(bundle).filter((name) =>
-      readFileSync(path.join(bundle, name), "utf8").includes('new URL("./scan-worker.js", import.meta.url)'),
+      // the CommonJS bundle spells import.meta.url as the chunk's own file URL
+      readFileSync(path.join(bundle, name), "utf8").includes(
+        'new URL("./scan-worker.js", require("url").pathToFileURL(__filename).href)',
+      ),
     );
     expect(starters.length).toBeGreaterThan(0);
     const req = request("alpha");
