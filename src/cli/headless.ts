@@ -4,6 +4,7 @@ import type { ApprovalMode } from "../policy/modes.js";
 import { customCommandPrompt } from "../slash-commands/run.js";
 import { showControls } from "../tools/exec/ansi.js";
 import { type AgentSession, approvalModeOption, maxTurnsOption, openAgentSession } from "./agent-session.js";
+import { parseWithoutCompiling } from "./one-shot.js";
 import { type GlobalOptions, UsageError } from "./options.js";
 import { CUT_ANSWER, eventLine, initLine, resultLine } from "./stream-json.js";
 
@@ -38,6 +39,7 @@ const COMMAND_EXPANSION_MS = 5 * 60_000;
 export async function run(positionals: string[], options: GlobalOptions): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected arguments with -p: ${positionals.join(" ")}`);
   const request = await parseRequest(options);
+  parseWithoutCompiling();
   const started = Date.now();
   let sessionId = "";
   // SPEC §5: a headless run asks nobody; what its approval mode does not allow is denied

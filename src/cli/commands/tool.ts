@@ -1,5 +1,6 @@
 import { createGantrySession } from "../../gantry.js";
 import { cliPermissionOptions } from "../../policy/cli.js";
+import { parseWithoutCompiling } from "../one-shot.js";
 import { type GlobalOptions, UsageError } from "../options.js";
 import { cliTrustOption, reportConfigNotices } from "../trust-option.js";
 
@@ -8,6 +9,7 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
   const [name, json, ...extra] = args;
   if (name === undefined) throw new UsageError("gantry tool needs a tool name");
   if (extra.length > 0) throw new UsageError(`unexpected arguments after the JSON: ${extra.join(" ")}`);
+  parseWithoutCompiling();
   let toolArgs: unknown = {};
   if (json !== undefined) {
     try {

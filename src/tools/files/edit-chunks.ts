@@ -12,8 +12,11 @@ import {
 import { lineStarts, locateTarget } from "./edit-match.js";
 import { alignToForm, type DecodedText, layoutOf, modelTextForms } from "./edit-text.js";
 
-/** The fields of one replacement, shared by replace_file_content and each multi_replace chunk. */
-export const replacementFields = {
+/**
+ * The fields of one replacement, shared by replace_file_content and each multi_replace chunk; made
+ * inside the tools' lazy schemas (a schema built at load costs every start, tools used or not).
+ */
+export const replacementFields = () => ({
   TargetContent: z
     .string()
     .describe(
@@ -34,7 +37,7 @@ export const replacementFields = {
     .describe(
       "true: replace every occurrence within the range; false: exactly one occurrence must be there.",
     ),
-};
+});
 
 export type ReplacementChunk = {
   TargetContent: string;

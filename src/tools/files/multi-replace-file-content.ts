@@ -14,7 +14,7 @@ export const multiReplaceFileContentParameters = z.lazy(() =>
       .describe("What these edits should achieve, in one sentence (for review and the logs)."),
     Description: z.string().describe("A short description of the change, shown to the user."),
     ReplacementChunks: z
-      .array(z.object(replacementFields))
+      .array(z.object(replacementFields()))
       .min(1)
       .describe(
         "The separate blocks to replace, each located in the original file (line numbers of the file as it " +

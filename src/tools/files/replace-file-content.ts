@@ -13,7 +13,7 @@ export const replaceFileContentParameters = z.lazy(() =>
       .string()
       .describe("What this edit should achieve, in one sentence (for review and the logs)."),
     Description: z.string().describe("A short description of the change, shown to the user."),
-    ...replacementFields,
+    ...replacementFields(),
   }),
 );
 

@@ -110,11 +110,15 @@ const RANGES: [string, number, "ipv4" | "ipv6", AddressClass][] = [
   ["2001:db8::", 32, "ipv6", { kind: "reserved", label: "a documentation address" }],
 ];
 
-const blocks = RANGES.map(([network, prefix, family, found]) => {
-  const list = new BlockList();
-  list.addSubnet(network, prefix, family);
-  return { list, family, found };
-});
+type Block = { list: BlockList; family: "ipv4" | "ipv6"; found: AddressClass };
+let blocks: Block[] | undefined;
+/** The ranges as BlockLists, made on the first check (not at load: start-up is a benchmark target). */
+const blockLists = (): Block[] =>
+  (blocks ??= RANGES.map(([network, prefix, family, found]) => {
+    const list = new BlockList();
+    list.addSubnet(network, prefix, family);
+    return { list, family, found };
+  }));
 
 /** IPv6 forms that carry an IPv4 address a gateway would reach: IPv4-compatible, NAT64 (RFC 6052, 8215), 6to4. */
 function embeddedIPv4(address: string): string | undefined {
@@ -145,7 +149,7 @@ export function classifyAddress(address: string): AddressClass | undefined {
   const ip = normalizeHost(address);
   const family = isIP(ip) === 6 ? "ipv6" : isIP(ip) === 4 ? "ipv4" : undefined;
   if (!family) return undefined;
-  for (const { list, family: rangeFamily, found } of blocks)
+  for (const { list, family: rangeFamily, found } of blockLists())
     if (rangeFamily === family && list.check(ip, family)) return found;
   const inner = family === "ipv6" ? embeddedIPv4(ip) : undefined;
   return inner !== undefined ? classifyAddress(inner) : undefined;
