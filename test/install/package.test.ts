@@ -80,6 +80,17 @@ it("packs only what runs, keeps the bin executable through rebuilds, and install
   const installed = await run("npx", ["--no-install", "gantry", "--version"], { cwd: fresh, env });
   expect(installed.stdout.trim()).toBe("0.1.0");
   expect(existsSync(path.join(fresh, "node_modules", "gantry", "dist", "index.d.ts"))).toBe(true);
+  // a call through the installed bin (a link in node_modules/.bin): the CommonJS chunks load, twice so
+  // the second start uses the code caches the first one wrote
+  writeFileSync(path.join(fresh, "a.txt"), "installed\n");
+  for (let i = 0; i < 2; i++) {
+    const call = await run("npx", ["--no-install", "gantry", "tool", "view_file", '{"AbsolutePath":"a.txt"}'], {
+      cwd: fresh,
+      env: { ...env, HOME: path.join(scratch, "home") },
+    });
+    expect(JSON.parse(call.stdout).text).toContain("installed");
+    expect(call.stderr).toBe("");
+  }
 }, 300_000);
 
 /** A Node.js older than 22 on this machine (the system's), if there is one. */
