@@ -84,10 +84,14 @@ it("packs only what runs, keeps the bin executable through rebuilds, and install
   // the second start uses the code caches the first one wrote
   writeFileSync(path.join(fresh, "a.txt"), "installed\n");
   for (let i = 0; i < 2; i++) {
-    const call = await run("npx", ["--no-install", "gantry", "tool", "view_file", '{"AbsolutePath":"a.txt"}'], {
-      cwd: fresh,
-      env: { ...env, HOME: path.join(scratch, "home") },
-    });
+    const call = await run(
+      "npx",
+      ["--no-install", "gantry", "tool", "view_file", '{"AbsolutePath":"a.txt"}'],
+      {
+        cwd: fresh,
+        env: { ...env, HOME: path.join(scratch, "home") },
+      },
+    );
     expect(JSON.parse(call.stdout).text).toContain("installed");
     expect(call.stderr).toBe("");
   }
