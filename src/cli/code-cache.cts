@@ -32,6 +32,9 @@ function runWithCodeCache(entry: string, cacheRoot: string): void {
   // one folder per Node build and bundle folder: V8 rejects another version's caches anyway
   const folder = path.join(cacheRoot, `${process.version}-${process.arch}-${hashOf(bundle)}`);
   const stale: LoadedChunk[] = [];
+  // a cache runs as the user's own code: only a folder of the user's that nobody else may write counts
+  // (NODE_COMPILE_CACHE may name a shared folder, where another user could have made it first)
+  const trusted = isPrivateFolder(folder);
 
   // the chunks require each other by relative names, and Node's own modules: one require serves them all
   const requireInBundle = Module.createRequire(entry);
@@ -44,7 +47,7 @@ function runWithCodeCache(entry: string, cacheRoot: string): void {
     const cacheFile = `${folder}${path.sep}${filename.slice(bundle.length)}.${source.length}.cache`;
     let cachedData: Buffer | undefined;
     try {
-      cachedData = fs.readFileSync(cacheFile);
+      if (trusted) cachedData = fs.readFileSync(cacheFile);
     } catch {}
     const script = new vm.Script(
       `(function (exports, require, module, __filename, __dirname) {${source}\n})`,
@@ -59,12 +62,29 @@ function runWithCodeCache(entry: string, cacheRoot: string): void {
     wrapper.call(module.exports, module.exports, requireInBundle, module, filename, bundle.slice(0, -1));
   };
   process.once("exit", () => {
-    if (stale.length > 0) saveCaches(stale, folder, bundle);
+    if (stale.length > 0 && trusted !== false) saveCaches(stale, folder, bundle);
   });
   require(entry);
 }
 
 export = runWithCodeCache;
+
+/**
+ * true: the folder is the user's and only theirs to write; undefined: it does not exist yet (the first
+ * save makes it); false: anything else (another owner, writable by others, a link), whose caches are
+ * neither read nor written.
+ */
+function isPrivateFolder(folder: string): boolean | undefined {
+  const fs = process.getBuiltinModule("node:fs");
+  let stat: import("node:fs").Stats;
+  try {
+    stat = fs.lstatSync(folder);
+  } catch {
+    return undefined;
+  }
+  const owner = process.getuid?.() ?? stat.uid;
+  return stat.isDirectory() && stat.uid === owner && (stat.mode & 0o022) === 0;
+}
 
 function saveCaches(chunks: LoadedChunk[], folder: string, bundle: string): void {
   const fs = process.getBuiltinModule("node:fs");
@@ -72,6 +92,7 @@ function saveCaches(chunks: LoadedChunk[], folder: string, bundle: string): void
   let partial: string | undefined;
   try {
     fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    if (!isPrivateFolder(folder)) return;
     for (const { script, cacheFile } of chunks) {
       partial = `${cacheFile}.${process.pid}`;
       fs.writeFileSync(partial, script.createCachedData(), { mode: 0o600 });

@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { Script } from "node:vm";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { runGantry } from "../support/cli.js";
+import { REPO_ROOT, runGantry } from "../support/cli.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
 
 // Node's default compile cache folder is the shared temporary one, where another user of the machine
@@ -85,4 +86,31 @@ it("a cache V8 rejects is replaced, and the caches of chunks no longer in the bu
   expect(second.stderr).toBe("");
   expect(readFileSync(path.join(folder, main), "utf8")).not.toBe("not a code cache");
   expect(existsSync(path.join(folder, "gone-0123abcd.js.100.cache"))).toBe(false);
+});
+
+it("a code cache folder others may write is neither read nor written: a planted cache runs its own code", async () => {
+  await viewFile();
+  const folder = codeCacheFolder();
+  const bundle = path.join(REPO_ROOT, "dist", "bundle");
+  const main = readdirSync(bundle).find((name) => /^main-[\w-]+\.js$/.test(name));
+  if (!main) throw new Error("the bundle has no main chunk");
+  // V8 checks a cache against its source's length only: one made from other code of the same length runs
+  const source = readFileSync(path.join(bundle, main), "latin1");
+  const other = source.replace("Usage:\n  gantry [options]", "Usage:\n  PLANTD [options]");
+  expect(other.length).toBe(source.length);
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${other}\n})`, {
+    filename: path.join(bundle, main),
+  });
+  const planted = path.join(folder, `${main}.${source.length}.cache`);
+  writeFileSync(planted, script.createCachedData());
+  const help = () => runGantry(["--help"], { env: withoutCacheSettings() });
+  // the user's own folder: its caches are trusted (this is what the folder check guards)
+  expect((await help()).stdout).toContain("PLANTD [options]");
+
+  chmodSync(folder, 0o777);
+  const shared = await help();
+  expect(shared.stdout).toContain("gantry [options]");
+  expect(shared.stdout).not.toContain("PLANTD");
+  // nor written: the planted file stays as it was
+  expect(readFileSync(planted)).toEqual(script.createCachedData());
 });
