@@ -32,9 +32,10 @@ function runWithCodeCache(entry: string, cacheRoot: string): void {
   // one folder per Node build and bundle folder: V8 rejects another version's caches anyway
   const folder = path.join(cacheRoot, `${process.version}-${process.arch}-${hashOf(bundle)}`);
   const stale: LoadedChunk[] = [];
-  // a cache runs as the user's own code: only a folder of the user's that nobody else may write counts
-  // (NODE_COMPILE_CACHE may name a shared folder, where another user could have made it first)
-  const trusted = isPrivateFolder(folder);
+  // a cache runs as the user's own code: only a folder of the user's that nobody else may write counts,
+  // and so must the one holding it be (whoever may write there could swap the folder for theirs);
+  // NODE_COMPILE_CACHE may name a shared folder, where another user could have made them first
+  const trusted = isPrivateFolder(cacheRoot) && isPrivateFolder(folder);
 
   // the chunks require each other by relative names, and Node's own modules: one require serves them all
   const requireInBundle = Module.createRequire(entry);
@@ -92,7 +93,7 @@ function saveCaches(chunks: LoadedChunk[], folder: string, bundle: string): void
   let partial: string | undefined;
   try {
     fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-    if (!isPrivateFolder(folder)) return;
+    if (!isPrivateFolder(path.dirname(folder)) || !isPrivateFolder(folder)) return;
     for (const { script, cacheFile } of chunks) {
       partial = `${cacheFile}.${process.pid}`;
       fs.writeFileSync(partial, script.createCachedData(), { mode: 0o600 });

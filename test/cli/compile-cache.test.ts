@@ -113,4 +113,9 @@ it("a code cache folder others may write is neither read nor written: a planted 
   expect(shared.stdout).not.toContain("PLANTD");
   // nor written: the planted file stays as it was
   expect(readFileSync(planted)).toEqual(script.createCachedData());
+
+  // the same when the folder holding it is writable by others
+  chmodSync(folder, 0o700);
+  chmodSync(path.dirname(folder), 0o777);
+  expect((await help()).stdout).not.toContain("PLANTD");
 });
