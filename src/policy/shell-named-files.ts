@@ -138,15 +138,45 @@ export function filesNamedByUnknownProgram(
   return targets;
 }
 
-/** git subcommands that print what files hold, from the history or the index, where no path limits them. */
-const GIT_CONTENT = new Set(["grep", "show", "log", "archive", "format-patch", "whatchanged"]);
-/** Options with which show and log print no file's content (`--stat`, `-s`); log prints none without `-p`. */
+/**
+ * git subcommands that print what files hold (the history's, the index's, the working tree's): each
+ * reads every file its pathspecs cover, and every tracked file without one. Some print content only
+ * with a patch option; `stash show` prints one when the repository's own configuration says so.
+ */
+const GIT_CONTENT = new Set([
+  "grep",
+  "show",
+  "log",
+  "whatchanged",
+  "archive",
+  "format-patch",
+  "diff",
+  "diff-index",
+  "diff-files",
+  "diff-tree",
+  "range-diff",
+  "difftool",
+  "stash",
+  "cat-file",
+  "add",
+]);
+const GIT_CONTENT_WITH_PATCH_ONLY = new Set(["log", "whatchanged", "diff-index", "diff-files", "diff-tree"]);
+/** Options of diff, show, log and stash that make a patch (or a line history) whatever else is asked for. */
+const GIT_PATCH =
+  /^(-p|--patch|-u|--patch-with-stat|--patch-with-raw|-L.*|--cc|-c|--full-diff|-W|--function-context|-U\d*|--unified(=.*)?|--word-diff(=.*)?|--color-words(=.*)?|--binary)$/;
+/** `git add` options that show each change's hunk (`-u` there only stages tracked files). */
+const GIT_ADD_HUNKS = /^(-p|--patch|-i|--interactive|-e|--edit)$/;
+/** Options with which diff, show and log print no file's content, unless a patch option is given too. */
 const GIT_NO_CONTENT =
-  /^(--stat|--shortstat|--numstat|--name-only|--name-status|--summary|-s|--no-patch|--oneline)$/;
+  /^(--stat(=.*)?|--shortstat|--numstat|--dirstat(=.*)?|--name-only|--name-status|--raw|-s|--no-patch)$/;
+/** `cat-file` options that print an object's type, size or existence, not what it holds. */
+const GIT_OBJECT_FACTS = /^(-t|-s|-e|--batch-check(=.*)?)$/;
 
 /**
  * `git show HEAD:secret`, `git cat-file -p :secret` read a path the word holds after its `:`;
- * `git grep x`, `git show`, `git log -p`, `git archive` with no path after `--` read every tracked file.
+ * `git grep x`, `git diff`, `git show`, `git log -p`, `git archive` read every tracked file without a
+ * pathspec after `--`, and each pathspec's whole folder with one (a glob or `:(magic)` pathspec may
+ * match anywhere: the whole workspace).
  */
 function gitHistoryReads(words: readonly ShellWord[], subcommand: string | undefined): FileTarget[] {
   const targets: FileTarget[] = [];
@@ -156,17 +186,66 @@ function gitHistoryReads(words: readonly ShellWord[], subcommand: string | undef
     if (value !== undefined && colon >= 0 && !value.startsWith("-") && colon < value.length - 1)
       targets.push({ kind: "read", word: literalWord(value.slice(colon + 1)) });
   }
-  // `REV:path` names what it prints
-  if (subcommand === undefined || !GIT_CONTENT.has(subcommand) || targets.length > 0) return targets;
+  if (subcommand === undefined || !GIT_CONTENT.has(subcommand)) return targets;
   const values = words.map((word) => word.value);
+  const after = values.slice(values.indexOf(subcommand) + 1);
+  const patches = patchAsked(subcommand, after);
+  if (!patches && !printsContent(subcommand, after)) return targets;
+  // `git diff --no-index a b` compares the two paths it names (folders with all they hold)
+  if (subcommand === "diff" && after.includes("--no-index"))
+    return [...targets, ...pathWords(words, values.indexOf(subcommand) + 1)];
+  const everything: FileTarget = { kind: "read", word: literalWord("."), recursive: true };
+  // without `--`, a word may be a revision as well as a path: `git diff main` prints every changed file
   const dashes = values.indexOf("--");
-  if (dashes >= 0 && dashes < values.length - 1) return targets;
-  if (values.some((value) => value !== undefined && GIT_NO_CONTENT.test(value))) return targets;
-  const patches = values.some(
-    (value) => value !== undefined && /^(-p|--patch|-u|--patch-with-stat)$/.test(value),
-  );
-  if (subcommand === "log" && !patches) return targets;
-  return [...targets, { kind: "read", word: literalWord("."), recursive: true }];
+  // `REV:path` names what it prints, when nothing else is asked for
+  if (dashes < 0 || dashes === values.length - 1)
+    return targets.length > 0 && !patches ? targets : [...targets, everything];
+  for (const word of words.slice(dashes + 1)) {
+    const value = word.value;
+    if (value === undefined || word.pattern !== undefined || /[*?[]/.test(value) || value.startsWith(":"))
+      return [...targets, everything];
+    targets.push({ kind: "read", word: literalWord(value), recursive: true });
+  }
+  return targets;
+}
+
+/** The words from `from` on that are not options, each as a folder read with all it holds. */
+function pathWords(words: readonly ShellWord[], from: number): FileTarget[] {
+  return words
+    .slice(from)
+    .filter((word) => !word.value?.startsWith("-"))
+    .map((word) => ({ kind: "read", word, recursive: true }));
+}
+
+/** Whether a git content subcommand is asked for patches (`diff --stat -p`, `stash show -p`, `add -p`). */
+function patchAsked(subcommand: string, after: readonly (string | undefined)[]): boolean {
+  const given = (pattern: RegExp) => after.some((value) => value !== undefined && pattern.test(value));
+  if (subcommand === "add") return given(GIT_ADD_HUNKS);
+  // `git stash -u` stashes untracked files; only show and list print what a stash holds
+  if (subcommand === "stash") return (after.includes("show") || after.includes("list")) && given(GIT_PATCH);
+  if (subcommand === "cat-file" || subcommand === "grep") return false;
+  return given(GIT_PATCH);
+}
+
+/** Whether a git content subcommand prints a file's content without a patch option. */
+function printsContent(subcommand: string, after: readonly (string | undefined)[]): boolean {
+  const given = (pattern: RegExp) => after.some((value) => value !== undefined && pattern.test(value));
+  switch (subcommand) {
+    case "grep":
+    case "archive":
+    case "format-patch":
+    case "range-diff":
+    case "difftool":
+      return true;
+    case "cat-file":
+      return !given(GIT_OBJECT_FACTS);
+    case "add":
+      return false;
+    case "stash":
+      return after.includes("show") && !given(GIT_NO_CONTENT);
+    default:
+      return !GIT_CONTENT_WITH_PATCH_ONLY.has(subcommand) && !given(GIT_NO_CONTENT);
+  }
 }
 
 /** The word as a path (or a pattern, or one known only when running), `--opt=PATH`'s PATH, or undefined for an option. */

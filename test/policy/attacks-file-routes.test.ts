@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { policySessions } from "./session-support.js";
@@ -142,6 +142,17 @@ describe("in the sandbox, what a Read deny rule covers is unreadable for every p
   });
 });
 
+/** The line is refused by the deny rule, and shows neither the committed token nor its change. */
+function refuses(line: string, open: () => ReturnType<typeof session>) {
+  it(`refuses ${JSON.stringify(line)}`, async () => {
+    const s = await open();
+    const result = await s.command(line);
+    expect(result.errorCode, result.text).toBe("denied");
+    expect(result.text).toMatch(/^Denied by rule deny Read\(\.\/secret-dir\/\*\*\)/);
+    expect(result.text).not.toMatch(/abc123|xyz789/);
+  });
+}
+
 describe("git and curl reach a denied file by other names (yolo, a committed secret-dir)", () => {
   const committed = async () => {
     const s = await session({ mode: "yolo", files: SECRET, settings: DENY_READ });
@@ -162,15 +173,76 @@ describe("git and curl reach a denied file by other names (yolo, a committed sec
     "git format-patch -1 --stdout",
     "curl -s file://$PWD/secret-dir/token.txt",
     "curl -s file:///proc/self/cwd/secret-dir/token.txt",
-  ]) {
-    it(`refuses ${JSON.stringify(line)}`, async () => {
-      const s = await committed();
+  ])
+    refuses(line, committed);
+
+  // the working tree's change to the denied file, and its object in the history, by diff, stash,
+  // pathspecs (recursive in git: a folder or "." covers what lies below), globs and object ids
+  const changed = async () => {
+    const s = await committed();
+    writeFileSync(path.join(s.ws.root, "secret-dir", "token.txt"), "TOKEN=xyz789\n");
+    writeFileSync(path.join(s.ws.root, "src", "app.ts"), "export const a = 1;\n");
+    return s;
+  };
+  for (const line of [
+    "git diff",
+    "git diff HEAD",
+    "git diff .",
+    "git diff -- .",
+    "git diff secret-dir",
+    "git diff -- secret-dir",
+    "git diff -- '*.txt'",
+    "git diff -- ':(glob)**/token.txt'",
+    "git diff --no-index /dev/null secret-dir",
+    "git diff src/app.ts HEAD~0",
+    "git diff --stat -p",
+    "git diff-index -p HEAD",
+    "git diff-files -p",
+    "git diff-tree -p HEAD~0 HEAD",
+    "git stash -q && git stash show -p",
+    "git stash -q && git stash list -p",
+    "git add -p < /dev/null",
+    "git show --oneline",
+    "git log -p -- .",
+    "git log --stat -p",
+    "git log -L1,1:secret-dir/token.txt",
+    "git grep TOKEN -- .",
+    "git grep --name-only TOKEN",
+    "git show HEAD -- secret-dir",
+  ])
+    refuses(line, changed);
+
+  it("refuses git cat-file of the denied file's object id", async () => {
+    const s = await changed();
+    const id = execFileSync("git", ["rev-parse", "HEAD:secret-dir/token.txt"], { cwd: s.ws.root })
+      .toString()
+      .trim();
+    const result = await s.command(`git cat-file -p ${id}`);
+    expect(result.errorCode, result.text).toBe("denied");
+    expect(result.text).not.toContain("abc123");
+  });
+
+  it("git diff and log of other paths, and without content, still run", async () => {
+    const s = await changed();
+    for (const line of [
+      "git diff -- src",
+      "git diff -- src/app.ts",
+      "git diff --stat",
+      "git diff --name-only",
+      "git log -p -- src",
+      "git show --stat --oneline",
+      "git cat-file -t HEAD",
+      "git cat-file -e HEAD",
+      "git log -i --grep=x --oneline",
+      "git add -u",
+      "git stash -u -q && git stash pop -q",
+    ]) {
       const result = await s.command(line);
-      expect(result.errorCode, result.text).toBe("denied");
-      expect(result.text).toMatch(/^Denied by rule deny Read\(\.\/secret-dir\/\*\*\)/);
-      expect(result.text).not.toContain("abc123");
-    });
-  }
+      expect(result.error, `${line}: ${result.text}`).toBe(false);
+      expect(result.text).not.toMatch(/abc123|xyz789/);
+    }
+    expect((await s.command("git diff -- src")).text).toContain("export const a = 1;");
+  });
 
   it("git commands that print no denied file's content still run", async () => {
     const s = await committed();
