@@ -191,7 +191,8 @@ async function fileChecks(effect: FileEffect, context: CheckContext): Promise<Ch
     if (word.pattern !== undefined) checks.push(await patternCheck(effect, folder, word.pattern, context));
     else checks.push(...(await placeChecks(effect, folder, named, context, shownAs(effect))));
   }
-  return dedupe(checks);
+  const why = effect.why;
+  return dedupe(why ? checks.map((check) => ({ ...check, label: `${check.label} (${why})` })) : checks);
 }
 
 /** How a path is shown: as its value, or as written when `~` stood for the home folder. */

@@ -35,6 +35,8 @@ export interface FileTarget {
   linksTo?: boolean;
   /** Named by a program Gantry has no account of: a read, and a change as far as deny rules and protected files go. */
   unknownUse?: boolean;
+  /** Why the command reaches the file, shown after it in messages where the words alone do not say. */
+  why?: string;
 }
 
 type Handler = (words: readonly ShellWord[]) => FileTarget[];

@@ -194,7 +194,12 @@ function gitHistoryReads(words: readonly ShellWord[], subcommand: string | undef
   // `git diff --no-index a b` compares the two paths it names (folders with all they hold)
   if (subcommand === "diff" && after.includes("--no-index"))
     return [...targets, ...pathWords(words, values.indexOf(subcommand) + 1)];
-  const everything: FileTarget = { kind: "read", word: literalWord("."), recursive: true };
+  const everything: FileTarget = {
+    kind: "read",
+    word: literalWord("."),
+    recursive: true,
+    why: `every tracked file "git ${subcommand}" may print; name the paths after "--"`,
+  };
   // without `--`, a word may be a revision as well as a path: `git diff main` prints every changed file
   const dashes = values.indexOf("--");
   // `REV:path` names what it prints, when nothing else is asked for

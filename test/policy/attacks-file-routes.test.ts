@@ -212,6 +212,14 @@ describe("git and curl reach a denied file by other names (yolo, a committed sec
   ])
     refuses(line, changed);
 
+  it("says why a git line without a path after -- reads every tracked file, and what to do", async () => {
+    const s = await changed();
+    const result = await s.command("git diff");
+    expect(result.text).toBe(
+      'Denied by rule deny Read(./secret-dir/**) (settings given to Gantry): ". (every tracked file "git diff" may print; name the paths after "--")" matches it',
+    );
+  });
+
   it("refuses git cat-file of the denied file's object id", async () => {
     const s = await changed();
     const id = execFileSync("git", ["rev-parse", "HEAD:secret-dir/token.txt"], { cwd: s.ws.root })
