@@ -1,5 +1,10 @@
+import picomatch from "picomatch";
 import { describe, expect, it } from "vitest";
-import { createSecretGuard } from "../../src/workspace/secrets.js";
+import {
+  createSecretGuard,
+  DEFAULT_SECRET_EXCEPTIONS,
+  DEFAULT_SECRET_PATTERNS,
+} from "../../src/workspace/secrets.js";
 
 describe("secret guard", () => {
   const guard = createSecretGuard();
@@ -97,5 +102,62 @@ describe("secret guard", () => {
       walk("config", 1);
     }
     expect(compared).toBeGreaterThan(500);
+  });
+});
+
+describe("secret guard: the answer each glob gives on its own", () => {
+  const matches = (globs: readonly string[], name: string) =>
+    globs.some((glob) => glob === name || picomatch(glob, { nocase: true, dot: true })(name));
+  // names near each built-in pattern and exception, in other cases, with non-ASCII letters that fold to
+  // ASCII ones (the Kelvin sign, dotted and dotless i, long s), and "." and ".."
+  const near = [...DEFAULT_SECRET_PATTERNS, ...DEFAULT_SECRET_EXCEPTIONS].flatMap((glob) => {
+    const core = glob.replaceAll("*", "");
+    return [core, `x${core}`, `${core}x`, `a${core}b`, core.toUpperCase(), core.replace("k", "\u212a")];
+  });
+  const names = [
+    ...near,
+    ".",
+    "..",
+    "",
+    "index.ts",
+    "ID_RSA.pub",
+    "\u0130d_rsa",
+    "\u0131d_rsa",
+    ".\u017fecret",
+    "server.PEM",
+    ".ENV.local",
+    ".Env.Example",
+    "*.pem",
+    "id_ed25519.old",
+    "x.keystore.bak",
+  ];
+
+  it("gives the answer the globs give, for every name", () => {
+    const guard = createSecretGuard();
+    for (const name of names) {
+      const expected =
+        name !== "" && matches(DEFAULT_SECRET_PATTERNS, name) && !matches(DEFAULT_SECRET_EXCEPTIONS, name);
+      expect(guard.isSecretEntry(name, name), JSON.stringify(name)).toBe(expected);
+    }
+  });
+
+  it("and for patterns of other shapes the user adds (braces, classes, a star inside)", () => {
+    const patterns = ["*.{tok,cred}", "sec[0-9]*", "*private*", "a*b", "?oo"];
+    const guard = createSecretGuard({ patterns });
+    const all = [...DEFAULT_SECRET_PATTERNS, ...patterns];
+    for (const name of [
+      ...names,
+      "x.tok",
+      "X.CRED",
+      "sec1",
+      "my-private-key",
+      "PRIVATE",
+      "axxb",
+      "foo",
+      "fo",
+    ]) {
+      const expected = name !== "" && matches(all, name) && !matches(DEFAULT_SECRET_EXCEPTIONS, name);
+      expect(guard.isSecretEntry(name, name), JSON.stringify(name)).toBe(expected);
+    }
   });
 });
