@@ -159,6 +159,13 @@ const GIT_CONTENT = new Set([
   "stash",
   "cat-file",
   "add",
+  // copies of the files elsewhere, where no rule of this workspace covers them
+  "clone",
+  "worktree",
+  "bundle",
+  "checkout-index",
+  "fast-export",
+  "pack-objects",
 ]);
 const GIT_CONTENT_WITH_PATCH_ONLY = new Set(["log", "whatchanged", "diff-index", "diff-files", "diff-tree"]);
 /** Options of diff, show, log and stash that make a patch (or a line history) whatever else is asked for. */
@@ -222,6 +229,15 @@ function pathWords(words: readonly ShellWord[], from: number): FileTarget[] {
     .map((word) => ({ kind: "read", word, recursive: true }));
 }
 
+/** A clone source on this machine (a path, `file://`), not another host's (`https://`, `host:path`). */
+function isLocalRepository(source: string): boolean {
+  if (source.startsWith("file:")) return true;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) return false;
+  // scp-like `[user@]host:path`: a colon before any slash
+  const colon = source.indexOf(":");
+  return colon < 0 || source.slice(0, colon).includes("/");
+}
+
 /** Whether a git content subcommand is asked for patches (`diff --stat -p`, `stash show -p`, `add -p`). */
 function patchAsked(subcommand: string, after: readonly (string | undefined)[]): boolean {
   const given = (pattern: RegExp) => after.some((value) => value !== undefined && pattern.test(value));
@@ -246,6 +262,16 @@ function printsContent(subcommand: string, after: readonly (string | undefined)[
       return !given(GIT_OBJECT_FACTS);
     case "add":
       return false;
+    case "clone":
+      return after.some((value) => value !== undefined && !value.startsWith("-") && isLocalRepository(value));
+    case "worktree":
+      return after.includes("add");
+    case "bundle":
+      return after.includes("create");
+    case "checkout-index":
+    case "fast-export":
+    case "pack-objects":
+      return true;
     case "stash":
       return after.includes("show") && !given(GIT_NO_CONTENT);
     default:

@@ -209,6 +209,13 @@ describe("git and curl reach a denied file by other names (yolo, a committed sec
     "git grep TOKEN -- .",
     "git grep --name-only TOKEN",
     "git show HEAD -- secret-dir",
+    // copies where the rule, written for this workspace, does not reach
+    "git clone -q . ../copy && cat ../copy/secret-dir/token.txt",
+    "git clone -q file://$PWD ../copy2 && cat ../copy2/secret-dir/token.txt",
+    "git worktree add -q ../wt && cat ../wt/secret-dir/token.txt",
+    "git bundle create ../all.bundle --all && git clone -q ../all.bundle ../copy3",
+    "git checkout-index -a --prefix=../out/ && cat ../out/secret-dir/token.txt",
+    "git fast-export --all",
   ])
     refuses(line, changed);
 
@@ -244,6 +251,9 @@ describe("git and curl reach a denied file by other names (yolo, a committed sec
       "git log -i --grep=x --oneline",
       "git add -u",
       "git stash -u -q && git stash pop -q",
+      "git worktree list",
+      "git bundle list-heads ../none.bundle || true",
+      "git clone -q https://127.0.0.1:9/none.git ../remote || true",
     ]) {
       const result = await s.command(line);
       expect(result.error, `${line}: ${result.text}`).toBe(false);
