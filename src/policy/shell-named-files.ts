@@ -167,6 +167,20 @@ const GIT_CONTENT = new Set([
   "fast-export",
   "pack-objects",
 ]);
+/**
+ * git's own commands that print no file's content. Any other word there may be an alias (`git -c
+ * alias.d=diff d`, `git config alias.d diff`) or a `git-<name>` program: judged as printing every file.
+ */
+const GIT_NO_CONTENT_COMMANDS = new Set([
+  ..."am apply bisect blame annotate branch checkout cherry cherry-pick clean commit commit-graph".split(" "),
+  ..."commit-tree config count-objects credential describe fetch fetch-pack for-each-ref fsck gc".split(" "),
+  ..."hash-object help index-pack init init-db interpret-trailers ls-files ls-remote ls-tree lfs".split(" "),
+  ..."maintenance merge merge-base merge-file mktag mktree mv name-rev notes pack-refs prune pull".split(" "),
+  ..."push read-tree rebase reflog remote repack replace rerere reset restore rev-list rev-parse".split(" "),
+  ..."revert rm shortlog show-branch show-ref sparse-checkout stage status submodule switch".split(" "),
+  ..."symbolic-ref tag update-index update-ref var verify-commit verify-pack verify-tag version".split(" "),
+  ..."write-tree".split(" "),
+]);
 const GIT_CONTENT_WITH_PATCH_ONLY = new Set(["log", "whatchanged", "diff-index", "diff-files", "diff-tree"]);
 /** Options of diff, show, log and stash that make a patch (or a line history) whatever else is asked for. */
 const GIT_PATCH =
@@ -193,7 +207,7 @@ function gitHistoryReads(words: readonly ShellWord[], subcommand: string | undef
     if (value !== undefined && colon >= 0 && !value.startsWith("-") && colon < value.length - 1)
       targets.push({ kind: "read", word: literalWord(value.slice(colon + 1)) });
   }
-  if (subcommand === undefined || !GIT_CONTENT.has(subcommand)) return targets;
+  if (subcommand === undefined || GIT_NO_CONTENT_COMMANDS.has(subcommand)) return targets;
   const values = words.map((word) => word.value);
   const after = values.slice(values.indexOf(subcommand) + 1);
   const patches = patchAsked(subcommand, after);
@@ -251,6 +265,8 @@ function patchAsked(subcommand: string, after: readonly (string | undefined)[]):
 /** Whether a git content subcommand prints a file's content without a patch option. */
 function printsContent(subcommand: string, after: readonly (string | undefined)[]): boolean {
   const given = (pattern: RegExp) => after.some((value) => value !== undefined && pattern.test(value));
+  // an alias or a git-<name> program: what it prints only running tells
+  if (!GIT_CONTENT.has(subcommand)) return true;
   switch (subcommand) {
     case "grep":
     case "archive":

@@ -216,6 +216,10 @@ describe("git and curl reach a denied file by other names (yolo, a committed sec
     "git bundle create ../all.bundle --all && git clone -q ../all.bundle ../copy3",
     "git checkout-index -a --prefix=../out/ && cat ../out/secret-dir/token.txt",
     "git fast-export --all",
+    // an alias (made on the command line or by an earlier command) or an external git-* program may be any of them
+    "git -c alias.d=diff d HEAD",
+    "git config alias.d diff && git d HEAD",
+    "git -c alias.p=show p",
   ])
     refuses(line, changed);
 
@@ -252,6 +256,11 @@ describe("git and curl reach a denied file by other names (yolo, a committed sec
       "git add -u",
       "git stash -u -q && git stash pop -q",
       "git worktree list",
+      "git rev-parse HEAD",
+      "git branch -a",
+      "git tag -l",
+      "git ls-files",
+      "git commit -q --allow-empty -m empty",
       "git bundle list-heads ../none.bundle || true",
       "git clone -q https://127.0.0.1:9/none.git ../remote || true",
     ]) {
