@@ -159,6 +159,9 @@ const GIT_CONTENT = new Set([
   "stash",
   "cat-file",
   "add",
+  "stage",
+  "reflog",
+  "rerere",
   // copies of the files elsewhere, where no rule of this workspace covers them
   "clone",
   "worktree",
@@ -176,12 +179,19 @@ const GIT_NO_CONTENT_COMMANDS = new Set([
   ..."commit-tree config count-objects credential describe fetch fetch-pack for-each-ref fsck gc".split(" "),
   ..."hash-object help index-pack init init-db interpret-trailers ls-files ls-remote ls-tree lfs".split(" "),
   ..."maintenance merge merge-base merge-file mktag mktree mv name-rev notes pack-refs prune pull".split(" "),
-  ..."push read-tree rebase reflog remote repack replace rerere reset restore rev-list rev-parse".split(" "),
-  ..."revert rm shortlog show-branch show-ref sparse-checkout stage status submodule switch".split(" "),
+  ..."push read-tree rebase remote repack replace reset restore rev-list rev-parse".split(" "),
+  ..."revert rm shortlog show-branch show-ref sparse-checkout status submodule switch".split(" "),
   ..."symbolic-ref tag update-index update-ref var verify-commit verify-pack verify-tag version".split(" "),
   ..."write-tree".split(" "),
 ]);
-const GIT_CONTENT_WITH_PATCH_ONLY = new Set(["log", "whatchanged", "diff-index", "diff-files", "diff-tree"]);
+const GIT_CONTENT_WITH_PATCH_ONLY = new Set([
+  "log",
+  "whatchanged",
+  "reflog",
+  "diff-index",
+  "diff-files",
+  "diff-tree",
+]);
 /** Options of diff, show, log and stash that make a patch (or a line history) whatever else is asked for. */
 const GIT_PATCH =
   /^(-p|--patch|-u|--patch-with-stat|--patch-with-raw|-L.*|--cc|-c|--full-diff|-W|--function-context|-U\d*|--unified(=.*)?|--word-diff(=.*)?|--color-words(=.*)?|--binary)$/;
@@ -255,7 +265,7 @@ function isLocalRepository(source: string): boolean {
 /** Whether a git content subcommand is asked for patches (`diff --stat -p`, `stash show -p`, `add -p`). */
 function patchAsked(subcommand: string, after: readonly (string | undefined)[]): boolean {
   const given = (pattern: RegExp) => after.some((value) => value !== undefined && pattern.test(value));
-  if (subcommand === "add") return given(GIT_ADD_HUNKS);
+  if (subcommand === "add" || subcommand === "stage") return given(GIT_ADD_HUNKS);
   // `git stash -u` stashes untracked files; only show and list print what a stash holds
   if (subcommand === "stash") return (after.includes("show") || after.includes("list")) && given(GIT_PATCH);
   if (subcommand === "cat-file" || subcommand === "grep") return false;
@@ -277,7 +287,10 @@ function printsContent(subcommand: string, after: readonly (string | undefined)[
     case "cat-file":
       return !given(GIT_OBJECT_FACTS);
     case "add":
+    case "stage":
       return false;
+    case "rerere":
+      return after.includes("diff");
     case "clone":
       return after.some((value) => value !== undefined && !value.startsWith("-") && isLocalRepository(value));
     case "worktree":

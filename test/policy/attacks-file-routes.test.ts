@@ -220,6 +220,8 @@ describe("git and curl reach a denied file by other names (yolo, a committed sec
     "git -c alias.d=diff d HEAD",
     "git config alias.d diff && git d HEAD",
     "git -c alias.p=show p",
+    "git stage -p < /dev/null",
+    "git reflog -p",
   ])
     refuses(line, changed);
 
@@ -261,6 +263,8 @@ describe("git and curl reach a denied file by other names (yolo, a committed sec
       "git tag -l",
       "git ls-files",
       "git commit -q --allow-empty -m empty",
+      "git reflog",
+      "git stage --dry-run src/app.ts",
       "git bundle list-heads ../none.bundle || true",
       "git clone -q https://127.0.0.1:9/none.git ../remote || true",
     ]) {
