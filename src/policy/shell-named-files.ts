@@ -220,22 +220,30 @@ function gitHistoryReads(words: readonly ShellWord[], subcommand: string | undef
   if (subcommand === undefined || GIT_NO_CONTENT_COMMANDS.has(subcommand)) return targets;
   const values = words.map((word) => word.value);
   const after = values.slice(values.indexOf(subcommand) + 1);
-  const patches = patchAsked(subcommand, after);
-  if (!patches && !printsContent(subcommand, after)) return targets;
-  // `git diff --no-index a b` compares the two paths it names (folders with all they hold)
-  if (subcommand === "diff" && after.includes("--no-index"))
-    return [...targets, ...pathWords(words, values.indexOf(subcommand) + 1)];
   const everything: FileTarget = {
     kind: "read",
     word: literalWord("."),
     recursive: true,
     why: `every tracked file "git ${subcommand}" may print; name the paths after "--"`,
   };
+  if (subcommand === "clone") {
+    const source = cloneSource(after);
+    return source === undefined || isLocalRepository(source) ? [everything] : [];
+  }
+  const patches = patchAsked(subcommand, after);
+  if (!patches && !printsContent(subcommand, after)) return targets;
+  // `git diff --no-index a b` compares the two paths it names (folders with all they hold)
+  if (subcommand === "diff" && after.includes("--no-index"))
+    return [...targets, ...pathWords(words, values.indexOf(subcommand) + 1)];
   // without `--`, a word may be a revision as well as a path: `git diff main` prints every changed file
   const dashes = values.indexOf("--");
-  // `REV:path` names what it prints, when nothing else is asked for
-  if (dashes < 0 || dashes === values.length - 1)
-    return targets.length > 0 && !patches ? targets : [...targets, everything];
+  if (dashes < 0 || dashes === values.length - 1) {
+    // `REV:path` names what it prints, when every word is one and nothing else is asked for
+    const operands = after.filter((value) => value !== "--" && !value?.startsWith("-"));
+    const onlyRevPaths =
+      operands.length > 0 && operands.every((value) => value !== undefined && isRevPath(value));
+    return onlyRevPaths && !patches ? targets : [...targets, everything];
+  }
   for (const word of words.slice(dashes + 1)) {
     const value = word.value;
     if (value === undefined || word.pattern !== undefined || /[*?[]/.test(value) || value.startsWith(":"))
@@ -251,6 +259,31 @@ function pathWords(words: readonly ShellWord[], from: number): FileTarget[] {
     .slice(from)
     .filter((word) => !word.value?.startsWith("-"))
     .map((word) => ({ kind: "read", word, recursive: true }));
+}
+
+/** `HEAD:path`, `:path`, `:0:path`: an object named by a revision and a path. */
+function isRevPath(value: string): boolean {
+  const colon = value.indexOf(":");
+  return colon >= 0 && colon < value.length - 1;
+}
+
+/** `git clone`'s options that take the next word as their value. */
+const CLONE_VALUE_OPTIONS = new Set(
+  "-b --branch -o --origin -u --upload-pack --reference --reference-if-able --separate-git-dir --depth --shallow-since --shallow-exclude -c --config --template -j --jobs --filter --server-option --bundle-uri --ref-format".split(
+    " ",
+  ),
+);
+
+/** The repository `git clone` copies: its first operand; undefined when only running tells. */
+function cloneSource(after: readonly (string | undefined)[]): string | undefined {
+  for (let at = 0; at < after.length; at++) {
+    const value = after[at];
+    if (value === undefined) return undefined;
+    if (value === "--") return after[at + 1];
+    if (CLONE_VALUE_OPTIONS.has(value)) at++;
+    else if (!value.startsWith("-")) return value;
+  }
+  return undefined;
 }
 
 /** A clone source on this machine (a path, `file://`), not another host's (`https://`, `host:path`). */
@@ -291,8 +324,6 @@ function printsContent(subcommand: string, after: readonly (string | undefined)[
       return false;
     case "rerere":
       return after.includes("diff");
-    case "clone":
-      return after.some((value) => value !== undefined && !value.startsWith("-") && isLocalRepository(value));
     case "worktree":
       return after.includes("add");
     case "bundle":

@@ -221,6 +221,8 @@ describe("git and curl reach a denied file by other names (yolo, a committed sec
     "git config alias.d diff && git d HEAD",
     "git -c alias.p=show p",
     "git stage -p < /dev/null",
+    "git show HEAD:src/app.ts HEAD",
+    "git clone -q -b master . ../copy4",
     "git reflog -p",
   ])
     refuses(line, changed);
@@ -267,6 +269,7 @@ describe("git and curl reach a denied file by other names (yolo, a committed sec
       "git stage --dry-run src/app.ts",
       "git bundle list-heads ../none.bundle || true",
       "git clone -q https://127.0.0.1:9/none.git ../remote || true",
+      "git clone -q -b main --depth 1 https://127.0.0.1:9/none.git ../remote || true",
     ]) {
       const result = await s.command(line);
       expect(result.error, `${line}: ${result.text}`).toBe(false);
