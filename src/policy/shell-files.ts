@@ -156,11 +156,18 @@ function sedFiles(words: readonly ShellWord[]): FileTarget[] {
   ];
 }
 
+/**
+ * perl's script (its first operand, without -e) is read; each further operand is a file `-n`, `-p` and
+ * `<>` read, or a word the script may open: judged as read by a program Gantry has no account of (as
+ * python3's are). `-i` rewrites each of them, after reading it.
+ */
 function perlFiles(words: readonly ShellWord[]): FileTarget[] {
   const args = parseArgs(words, 1, { valued: ["-e", "-E", "-I", "-M", "-m", "-x"], attachedOnly: ["-i"] });
-  if (!hasOption(args, "-i")) return [];
   const scripted = hasOption(args, "-e", "-E");
-  return (scripted ? args.operands : args.operands.slice(1)).map((word) => write(word));
+  const script = scripted ? [] : args.operands.slice(0, 1).map((word) => read(word));
+  const files = scripted ? args.operands : args.operands.slice(1);
+  if (hasOption(args, "-i")) return [...script, ...files.flatMap((word) => [read(word), write(word)])];
+  return [...script, ...files.map((word) => read(word, { unknownUse: true }))];
 }
 
 function ddFiles(words: readonly ShellWord[]): FileTarget[] {

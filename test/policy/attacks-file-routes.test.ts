@@ -30,6 +30,10 @@ const READ_ROUTES = [
   "ln -s secret-dir/token.txt x && cat x",
   "ln -s secret-dir s && cat s/token.txt",
   "mv secret-dir pub && cat pub/token.txt",
+  "perl -ne print secret-dir/token.txt",
+  "perl -pe 1 secret-dir/token.txt",
+  "perl -e 'print <>' secret-dir/token.txt",
+  "perl -i.bak -pe 'print STDERR $_' secret-dir/token.txt",
 ];
 
 describe("deny Read(./secret-dir/**) holds against every program that names the file (yolo)", () => {
@@ -62,6 +66,8 @@ describe("deny Read(./secret-dir/**) holds against every program that names the 
       "echo secret-dir/token.txt",
       "stat secret-dir/token.txt >/dev/null",
       "git diff --no-index /dev/null src/app.ts || true",
+      "perl -ne print src/app.ts",
+      "perl -pi -e 's/export/export/' src/app.ts",
     ]) {
       const result = await s.command(line);
       expect(result.error, `${line}: ${result.text}`).toBe(false);
