@@ -8,6 +8,8 @@ export interface OptionShape {
   attachedOnly?: readonly string[];
   /** Options may follow operands (`cp a b -r`), as GNU tools allow; else the first operand ends them. */
   permute?: boolean;
+  /** Valued options whose value is a file the program reads (`diff --from-file F`), listed in `valued` too. */
+  reads?: readonly string[];
 }
 
 export interface ParsedOption {

@@ -62,7 +62,10 @@ function operandsAre(kind: FileTarget["kind"], shape: OptionShape, recursiveWith
   return (words) => {
     const args = parseArgs(words, 1, { permute: true, ...shape });
     const recursive = hasOption(args, ...recursiveWith);
-    return args.operands.map((word) => ({ kind, word, recursive }));
+    const optionReads = optionValues(args, ...(shape.reads ?? [])).flatMap((word) =>
+      word ? [read(word)] : [],
+    );
+    return [...args.operands.map((word) => ({ kind, word, recursive })), ...optionReads];
   };
 }
 
@@ -307,11 +310,23 @@ const HANDLERS: Record<string, Handler> = {
   chgrp: modeChange,
   sort: (words) => {
     const args = parseArgs(words, 1, {
-      valued: ["-o", "--output", "-k", "--key", "-t", "--field-separator", "-S", "--buffer-size", "-T"],
+      valued: [
+        "-o",
+        "--output",
+        "-k",
+        "--key",
+        "-t",
+        "--field-separator",
+        "-S",
+        "--buffer-size",
+        "-T",
+        "--files0-from",
+      ],
       permute: true,
     });
     return [
       ...optionValues(args, "-o", "--output").flatMap((word) => (word ? [write(word)] : [])),
+      ...optionValues(args, "--files0-from").flatMap((word) => (word ? [read(word)] : [])),
       ...args.operands.map((word) => read(word)),
     ];
   },

@@ -34,6 +34,12 @@ const READ_ROUTES = [
   "perl -pe 1 secret-dir/token.txt",
   "perl -e 'print <>' secret-dir/token.txt",
   "perl -i.bak -pe 'print STDERR $_' secret-dir/token.txt",
+  // files named as an option's value: the content shows in the output or in an error
+  "diff --from-file secret-dir/token.txt src/app.ts",
+  "diff --to-file=secret-dir/token.txt src/app.ts",
+  "sort --files0-from=secret-dir/token.txt",
+  "wc --files0-from secret-dir/token.txt",
+  "hexdump -f secret-dir/token.txt src/app.ts",
 ];
 
 describe("deny Read(./secret-dir/**) holds against every program that names the file (yolo)", () => {
