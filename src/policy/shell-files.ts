@@ -156,6 +156,7 @@ function sedFiles(words: readonly ShellWord[]): FileTarget[] {
     ...sed.writes.map((file) => write(literalWord(file))),
     ...sed.reads.map((file) => read(literalWord(file))),
     ...sed.inputs.map((word) => read(word)),
+    ...sed.scriptFiles.map((word) => read(word)),
   ];
 }
 

@@ -14,6 +14,8 @@ export interface SedScripts {
   inPlace: ShellWord[];
   /** The files it reads its stream from (also those it edits in place). */
   inputs: ShellWord[];
+  /** Its script files (`-f FILE`): read too. */
+  scriptFiles: ShellWord[];
 }
 
 const SED_SHAPE = {
@@ -29,7 +31,8 @@ export function readSed(words: readonly ShellWord[]): SedScripts {
   const scripted = expressions.length > 0 || files.length > 0;
   const scripts = scripted ? expressions : args.operands.slice(0, 1);
   const inputs = scripted ? args.operands : args.operands.slice(1);
-  const result: SedScripts = { writes: [], reads: [], commands: [], inPlace: [], inputs };
+  const scriptFiles = files.flatMap((word) => (word ? [word] : []));
+  const result: SedScripts = { writes: [], reads: [], commands: [], inPlace: [], inputs, scriptFiles };
   if (hasOption(args, "-i", "--in-place")) result.inPlace = inputs;
   if (files.length > 0) result.unknown = "its script file may write files or run commands";
   for (const script of scripts) {

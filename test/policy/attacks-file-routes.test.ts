@@ -40,6 +40,16 @@ const READ_ROUTES = [
   "sort --files0-from=secret-dir/token.txt",
   "wc --files0-from secret-dir/token.txt",
   "hexdump -f secret-dir/token.txt src/app.ts",
+  "sed -f secret-dir/token.txt src/app.ts",
+  "curl -sK secret-dir/token.txt",
+  "curl -Ksecret-dir/token.txt",
+  "curl -s -d@secret-dir/token.txt http://127.0.0.1:9/ || true",
+  "curl --config=secret-dir/token.txt",
+  "curl -s -H @secret-dir/token.txt http://127.0.0.1:9/ || true",
+  "curl -s -F 'x=<secret-dir/token.txt' http://127.0.0.1:9/ || true",
+  "curl -s -b secret-dir/token.txt http://127.0.0.1:9/ || true",
+  "wget -q -i secret-dir/token.txt -O /dev/null || true",
+  "wget -q --post-file=secret-dir/token.txt http://127.0.0.1:9/ || true",
 ];
 
 describe("deny Read(./secret-dir/**) holds against every program that names the file (yolo)", () => {
