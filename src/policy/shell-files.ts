@@ -6,7 +6,7 @@ import {
   SCRIPT_VALUED,
   XARGS_SHAPE,
 } from "./shell-args.js";
-import { READERS } from "./shell-named-files.js";
+import { namesFromAList, READERS, readsNamesFromList } from "./shell-named-files.js";
 import { curlFiles, wgetFiles } from "./shell-net-files.js";
 import { readSed } from "./shell-sed.js";
 import { literalWord, type ShellWord } from "./shell-words.js";
@@ -278,8 +278,8 @@ const HANDLERS: Record<string, Handler> = {
   touch: operandsAre("write", { valued: ["-d", "--date", "-t", "-r", "--reference"] }),
   mkdir: operandsAre("write", { valued: ["-m", "--mode", "--context"] }),
   mkfifo: operandsAre("write", { valued: ["-m", "--mode", "--context"] }),
-  rsync: (words) =>
-    cp(words, [
+  rsync: (words) => [
+    ...cp(words, [
       "-e",
       "--rsh",
       "--exclude",
@@ -290,6 +290,8 @@ const HANDLERS: Record<string, Handler> = {
       "-T",
       "--temp-dir",
     ]),
+    ...(readsNamesFromList("rsync", words) ? [namesFromAList()] : []),
+  ],
   script: (words) => {
     const args = parseArgs(words, 1, { valued: SCRIPT_VALUED, permute: true });
     const logs = optionValues(

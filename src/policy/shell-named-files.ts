@@ -101,6 +101,35 @@ const NAMES_ONLY = new Set([
   "find",
 ]);
 
+/** A read of the files a list names (`tar -T -`), known only when the command runs. */
+export const namesFromAList = (): FileTarget => ({
+  kind: "read",
+  word: { written: "the files named in a list it reads (its standard input or a file)" },
+});
+
+/**
+ * `tar -T -`, `tar --files-from=list`, `zip -@`, `cpio -o`, `rsync --files-from`: files named one per
+ * line in a list (standard input, or a file) rather than by the words, read only when it runs.
+ */
+export function readsNamesFromList(name: string, words: readonly ShellWord[]): boolean {
+  const values = words.slice(1).map((word) => word.value);
+  const given = (pattern: RegExp) => values.some((value) => value !== undefined && pattern.test(value));
+  switch (name) {
+    case "tar":
+    case "bsdtar":
+    case "gtar":
+      return given(/^(-[A-Za-z]*T.*|--files-from(=.*)?)$/);
+    case "zip":
+      return given(/^-[A-Za-z]*@[A-Za-z]*$/);
+    case "cpio":
+      return given(/^(-[A-Za-z]*[op][A-Za-z]*|--create|--pass-through)$/);
+    case "rsync":
+      return given(/^--files-from(=.*)?$/);
+    default:
+      return false;
+  }
+}
+
 /** git subcommands that only read what their operands name (the rest may change it: `git rm`, `git checkout`). */
 const GIT_READS = new Set([
   "diff",
@@ -129,6 +158,7 @@ export function filesNamedByUnknownProgram(
   const subcommand = name === "git" ? gitSubcommand(words) : undefined;
   const readOnly = subcommand !== undefined && GIT_READS.has(subcommand);
   const targets: FileTarget[] = name === "git" ? gitHistoryReads(words, subcommand) : [];
+  if (readsNamesFromList(name, words)) targets.push(namesFromAList());
   let scriptSeen = false;
   for (const word of words.slice(1)) {
     const candidate = pathPart(word);

@@ -50,6 +50,11 @@ const READ_ROUTES = [
   "curl -s -b secret-dir/token.txt http://127.0.0.1:9/ || true",
   "wget -q -i secret-dir/token.txt -O /dev/null || true",
   "wget -q --post-file=secret-dir/token.txt http://127.0.0.1:9/ || true",
+  // files named in a list the program reads, not by its words
+  "echo secret-dir/token.txt | tar -cf - -T - | tar -xOf -",
+  "echo secret-dir/token.txt > list && tar -c --files-from=list -f - | tar -xOf -",
+  "echo secret-dir/token.txt | zip -q -@ - > ../z.zip && unzip -p ../z.zip",
+  "echo secret-dir/token.txt | rsync -a --files-from=- . ../r && cat ../r/secret-dir/token.txt",
 ];
 
 describe("deny Read(./secret-dir/**) holds against every program that names the file (yolo)", () => {
