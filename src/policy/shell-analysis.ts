@@ -138,6 +138,7 @@ function analyzeStatement(stmt: ShNode, script: ParsedScript, state: State, leve
     const found = commandsInAssignment(assign.name, assign.valueWord);
     runScripts(found.scripts, state, level);
     if (found.unknown) state.runs.push(unknownRun(assign.word.written, found.unknown));
+    for (const file of found.files ?? []) addFile({ kind: "read", word: file }, assign.word.written, state);
   }
   if (words.length === 0) {
     if (assigns.length > 0)
@@ -196,6 +197,7 @@ function interpretCommand(words: ShellWord[], assigns: ShellWord[], state: State
   state.runs.push(run);
   // running a script reads it: Read rules judge it like any read
   if (unwrapped?.scriptFile) addFile({ kind: "read", word: unwrapped.scriptFile }, run.label, state);
+  for (const file of unwrapped?.startupFiles ?? []) addFile({ kind: "read", word: file }, run.label, state);
   // what xargs appends is more operands, named only when it runs
   const operands = context.openEnded ? [...words, { written: "…" }] : words;
   const named =
@@ -219,6 +221,7 @@ function interpretCommand(words: ShellWord[], assigns: ShellWord[], state: State
     const found = commandsInAssignmentWord(assignment);
     runScripts(found.scripts, state, context.level);
     if (found.unknown) state.runs.push(unknownRun(assignment.written, found.unknown));
+    for (const file of found.files ?? []) addFile({ kind: "read", word: file }, assignment.written, state);
   }
 }
 
@@ -318,6 +321,7 @@ function analyzeDeclaration(node: ShNode, script: ParsedScript, state: State, le
     const found = commandsInAssignment(read.name, read.valueWord);
     runScripts(found.scripts, state, level);
     if (found.unknown) state.runs.push(unknownRun(read.word.written, found.unknown));
+    for (const file of found.files ?? []) addFile({ kind: "read", word: file }, read.word.written, state);
   }
 }
 

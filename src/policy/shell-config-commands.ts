@@ -1,4 +1,4 @@
-import type { ShellWord } from "./shell-words.js";
+import { literalWord, type ShellWord } from "./shell-words.js";
 
 /**
  * Commands hidden in configuration: `git -c core.pager='rm x' log`, `git -c alias.x='!rm x' x`,
@@ -17,13 +17,18 @@ const COMMAND_VARIABLES =
 const PROMPT_VARIABLES = /^PS[0124]$/;
 /** Variables whose value names code or configuration the program loads before doing what it was asked. */
 const LOADING_VARIABLES =
-  /^(BASH_ENV|ENV|LD_PRELOAD|LD_AUDIT|GIT_CONFIG|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_EXEC_PATH|GIT_TEMPLATE_DIR)$/;
+  /^(BASH_ENV|ENV|LD_PRELOAD|LD_AUDIT|GIT_CONFIG|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|PYTHONSTARTUP)$/;
+/** Those whose value is a file (or `:`-separated files) the program reads: judged as reads too. */
+const FILE_VARIABLES =
+  /^(BASH_ENV|ENV|LD_PRELOAD|LD_AUDIT|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|PYTHONSTARTUP)$/;
 /** An exported function, as bash imports it from the environment: `BASH_FUNC_name%%=() { …; }`. */
 const EXPORTED_FUNCTION = /^BASH_FUNC_(.+)%%$/;
 
 export interface ConfigCommands {
   scripts: ShellWord[];
   unknown?: string;
+  /** Files the variable makes the program read or run (`BASH_ENV=f`): Read rules judge them. */
+  files?: ShellWord[];
 }
 
 /** `NAME=VALUE` (an assignment before a command, or env's): VALUE when NAME holds a command. */
@@ -34,8 +39,16 @@ export function commandsInAssignment(name: string, value: ShellWord | undefined)
       unknown:
         "PATH makes program names run files from folders other than the system's, so what runs is known only when it runs",
     };
-  if (LOADING_VARIABLES.test(name))
-    return { scripts: [], unknown: `${name} makes it run or read code or settings named only when it runs` };
+  if (LOADING_VARIABLES.test(name)) {
+    const unknown = `${name} makes it run or read code or settings named only when it runs`;
+    if (!FILE_VARIABLES.test(name)) return { scripts: [], unknown };
+    // a value known only when it runs is a read known only when it runs
+    const files =
+      value?.value === undefined
+        ? [{ written: value?.written ?? "" }]
+        : value.value.split(/[:\s]+/).flatMap((file) => (file ? [literalWord(file)] : []));
+    return { scripts: [], unknown, files };
+  }
   const exported = EXPORTED_FUNCTION.exec(name);
   if (exported || PROMPT_VARIABLES.test(name)) return commandsInValue(name, value, exported?.[1]);
   if (!COMMAND_VARIABLES.test(name)) return { scripts: [] };

@@ -2,6 +2,7 @@ import {
   hasOption,
   type OptionShape,
   optionValues,
+  type ParsedArgs,
   parseArgs,
   SCRIPT_VALUED,
   XARGS_SHAPE,
@@ -30,6 +31,8 @@ export interface Unwrapped {
   assignments?: ShellWord[];
   /** A file it runs as a shell script (`bash x.sh`, `source x.sh`): judged by its content where readable. */
   scriptFile?: ShellWord;
+  /** Files it runs before its script (`bash --rcfile FILE -i`): reads, which Read rules judge. */
+  startupFiles?: ShellWord[];
 }
 
 interface SimpleWrapper extends OptionShape {
@@ -236,6 +239,11 @@ export function fillsHole(word: ShellWord, holes: readonly string[]): ShellWord 
 /** `bash -c SCRIPT`, `bash FILE`, or `bash` reading its script from standard input. */
 function unwrapShell(words: readonly ShellWord[], stdin: StandardInput): Unwrapped {
   const args = parseArgs(words, 1, { valued: ["-o", "+o", "-O", "+O", "--rcfile", "--init-file"] });
+  const startupFiles = optionValues(args, "--rcfile", "--init-file").flatMap((word) => (word ? [word] : []));
+  return { ...shellRuns(words, args, stdin), ...(startupFiles.length > 0 ? { startupFiles } : {}) };
+}
+
+function shellRuns(words: readonly ShellWord[], args: ParsedArgs, stdin: StandardInput): Unwrapped {
   const operands = words.slice(args.operandsAt);
   if (hasOption(args, "-c")) {
     const script = operands[0];

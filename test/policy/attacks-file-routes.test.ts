@@ -50,6 +50,12 @@ const READ_ROUTES = [
   "curl -s -b secret-dir/token.txt http://127.0.0.1:9/ || true",
   "wget -q -i secret-dir/token.txt -O /dev/null || true",
   "wget -q --post-file=secret-dir/token.txt http://127.0.0.1:9/ || true",
+  // files a variable or a start-up option makes the program run, whose variables or errors show them
+  "BASH_ENV=secret-dir/token.txt bash -c 'echo $TOKEN'",
+  "env BASH_ENV=secret-dir/token.txt bash -c 'echo $TOKEN'",
+  "export BASH_ENV=secret-dir/token.txt; bash -c 'echo $TOKEN'",
+  "bash --rcfile secret-dir/token.txt -i -c 'echo $TOKEN' 2>/dev/null",
+  "PYTHONSTARTUP=secret-dir/token.txt python3 -i -c 'print(TOKEN)' < /dev/null",
   // files named in a list the program reads, not by its words
   "echo secret-dir/token.txt | tar -cf - -T - | tar -xOf -",
   "echo secret-dir/token.txt > list && tar -c --files-from=list -f - | tar -xOf -",
