@@ -18,6 +18,8 @@ const PROMPT_VARIABLES = /^PS[0124]$/;
 /** Variables whose value names code or configuration the program loads before doing what it was asked. */
 const LOADING_VARIABLES =
   /^(BASH_ENV|ENV|LD_PRELOAD|LD_AUDIT|GIT_CONFIG|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|PYTHONSTARTUP)$/;
+/** Options for the program, some of which name files it loads (`NODE_OPTIONS="--require ./x.js"`, `RUBYOPT=-rx`). */
+const OPTION_VARIABLES = /^(NODE_OPTIONS|RUBYOPT)$/;
 /** Those whose value is a file (or `:`-separated files) the program reads: judged as reads too. */
 const FILE_VARIABLES =
   /^(BASH_ENV|ENV|LD_PRELOAD|LD_AUDIT|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|PYTHONSTARTUP)$/;
@@ -39,6 +41,8 @@ export function commandsInAssignment(name: string, value: ShellWord | undefined)
       unknown:
         "PATH makes program names run files from folders other than the system's, so what runs is known only when it runs",
     };
+  // its files are judged as reads; the program it starts is still the one the line names
+  if (OPTION_VARIABLES.test(name)) return { scripts: [], files: filesInOptions(value) };
   if (LOADING_VARIABLES.test(name)) {
     const unknown = `${name} makes it run or read code or settings named only when it runs`;
     if (!FILE_VARIABLES.test(name)) return { scripts: [], unknown };
@@ -56,6 +60,19 @@ export function commandsInAssignment(name: string, value: ShellWord | undefined)
     return { scripts: [], unknown: `${name} is a command known only when it runs` };
   }
   return { scripts: [{ written: value.written, value: value.value.replace(/^\|/, "") }] };
+}
+
+/** The words of an options variable that may name a file: operands, `--opt=FILE`'s FILE and `-rFILE`'s FILE. */
+function filesInOptions(value: ShellWord | undefined): ShellWord[] {
+  if (value?.value === undefined) return [{ written: value?.written ?? "" }];
+  return value.value.split(/\s+/).flatMap((token) => {
+    if (token === "") return [];
+    if (token.startsWith("--"))
+      return token.includes("=") ? [literalWord(token.slice(token.indexOf("=") + 1))] : [];
+    if (token.startsWith("-"))
+      return token.length > 2 && token[1] === "r" ? [literalWord(token.slice(2))] : [];
+    return [literalWord(token)];
+  });
 }
 
 /** A PATH of system folders only (`/usr/local/bin:/usr/bin:/bin`): a name still runs the program it names. */

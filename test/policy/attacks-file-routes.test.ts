@@ -56,6 +56,8 @@ const READ_ROUTES = [
   "export BASH_ENV=secret-dir/token.txt; bash -c 'echo $TOKEN'",
   "bash --rcfile secret-dir/token.txt -i -c 'echo $TOKEN' 2>/dev/null",
   "PYTHONSTARTUP=secret-dir/token.txt python3 -i -c 'print(TOKEN)' < /dev/null",
+  "NODE_OPTIONS='--require ./secret-dir/token.txt' node -p TOKEN",
+  "NODE_OPTIONS=--require=./secret-dir/token.txt node -p TOKEN",
   // files named in a list the program reads, not by its words
   "echo secret-dir/token.txt | tar -cf - -T - | tar -xOf -",
   "echo secret-dir/token.txt > list && tar -c --files-from=list -f - | tar -xOf -",
@@ -95,6 +97,7 @@ describe("deny Read(./secret-dir/**) holds against every program that names the 
       "git diff --no-index /dev/null src/app.ts || true",
       "perl -ne print src/app.ts",
       "perl -pi -e 's/export/export/' src/app.ts",
+      "NODE_OPTIONS=--max-old-space-size=64 node -e 1",
     ]) {
       const result = await s.command(line);
       expect(result.error, `${line}: ${result.text}`).toBe(false);
