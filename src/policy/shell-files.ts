@@ -366,10 +366,14 @@ export function knowsFilesOf(name: string): boolean {
   return Object.hasOwn(HANDLERS, name) || Object.hasOwn(READERS, name);
 }
 
+/** Readers that read a folder operand with all it holds when given these options (`diff -r`). */
+const RECURSIVE_READERS: Record<string, string[]> = { diff: ["-r", "--recursive"] };
+
 /** The files `words` (program first) names as its own reads, writes and deletes. */
 export function fileTargetsOf(name: string, words: readonly ShellWord[]): FileTarget[] {
   if (Object.hasOwn(HANDLERS, name)) return (HANDLERS[name] as Handler)(words);
-  if (Object.hasOwn(READERS, name)) return operandsAre("read", READERS[name] as OptionShape)(words);
+  if (Object.hasOwn(READERS, name))
+    return operandsAre("read", READERS[name] as OptionShape, RECURSIVE_READERS[name])(words);
   return [];
 }
 

@@ -58,6 +58,8 @@ const READ_ROUTES = [
   "PYTHONSTARTUP=secret-dir/token.txt python3 -i -c 'print(TOKEN)' < /dev/null",
   "NODE_OPTIONS='--require ./secret-dir/token.txt' node -p TOKEN",
   "NODE_OPTIONS=--require=./secret-dir/token.txt node -p TOKEN",
+  "mkdir -p ../empty && diff -rN secret-dir ../empty",
+  "mkdir -p ../empty && diff --recursive --new-file ../empty secret-dir",
   // files named in a list the program reads, not by its words
   "echo secret-dir/token.txt | tar -cf - -T - | tar -xOf -",
   "echo secret-dir/token.txt > list && tar -c --files-from=list -f - | tar -xOf -",
