@@ -6,7 +6,7 @@ import {
   SCRIPT_VALUED,
   XARGS_SHAPE,
 } from "./shell-args.js";
-import { namesFromAList, READERS, readsNamesFromList } from "./shell-named-files.js";
+import { namesFromAList, pathsInCode, READERS, readsNamesFromList } from "./shell-named-files.js";
 import { curlFiles, wgetFiles } from "./shell-net-files.js";
 import { readSed } from "./shell-sed.js";
 import { literalWord, type ShellWord } from "./shell-words.js";
@@ -170,8 +170,10 @@ function perlFiles(words: readonly ShellWord[]): FileTarget[] {
   const scripted = hasOption(args, "-e", "-E");
   const script = scripted ? [] : args.operands.slice(0, 1).map((word) => read(word));
   const files = scripted ? args.operands : args.operands.slice(1);
-  if (hasOption(args, "-i")) return [...script, ...files.flatMap((word) => [read(word), write(word)])];
-  return [...script, ...files.map((word) => read(word, { unknownUse: true }))];
+  const quoted = pathsInCode(words);
+  if (hasOption(args, "-i"))
+    return [...script, ...quoted, ...files.flatMap((word) => [read(word), write(word)])];
+  return [...script, ...quoted, ...files.map((word) => read(word, { unknownUse: true }))];
 }
 
 function ddFiles(words: readonly ShellWord[]): FileTarget[] {

@@ -101,6 +101,31 @@ const NAMES_ONLY = new Set([
   "find",
 ]);
 
+/** Programs besides the interpreters whose operand may be a program that opens files (`awk 'BEGIN{getline < "f"}'`). */
+const CODE_TAKERS = new Set(["awk", "gawk", "mawk", "nawk"]);
+/** A quoted literal in code: `"…"` or `'…'` on one line. */
+const QUOTED = /"((?:[^"\\\n]|\\.){1,1024})"|'((?:[^'\\\n]|\\.){1,1024})'/g;
+
+/**
+ * The paths quoted in code given on the command line (`python3 -c 'open("f")'`, `node -e`, `perl -e`,
+ * an awk program): each literal that looks like a path (it holds a `/` or a `.`, and no space) is judged
+ * as a file the program may read or change. Code can build a name no scan sees; the sandbox is what
+ * keeps a denied file unreadable for every program.
+ */
+export function pathsInCode(words: readonly ShellWord[]): FileTarget[] {
+  const targets: FileTarget[] = [];
+  for (const word of words.slice(1)) {
+    const code = word.value;
+    if (code === undefined || !/["']/.test(code)) continue;
+    for (const match of code.matchAll(QUOTED)) {
+      const literal = (match[1] ?? match[2] ?? "").replace(/\\(.)/g, "$1");
+      if (/[/.]/.test(literal) && !/\s/.test(literal) && !literal.includes("://"))
+        targets.push({ kind: "read", word: literalWord(literal), unknownUse: true });
+    }
+  }
+  return targets;
+}
+
 /** A read of the files a list names (`tar -T -`), known only when the command runs. */
 export const namesFromAList = (): FileTarget => ({
   kind: "read",
@@ -159,6 +184,7 @@ export function filesNamedByUnknownProgram(
   const readOnly = subcommand !== undefined && GIT_READS.has(subcommand);
   const targets: FileTarget[] = name === "git" ? gitHistoryReads(words, subcommand) : [];
   if (readsNamesFromList(name, words)) targets.push(namesFromAList());
+  if (interpreter || CODE_TAKERS.has(name)) targets.push(...pathsInCode(words));
   let scriptSeen = false;
   for (const word of words.slice(1)) {
     const candidate = pathPart(word);
