@@ -26,7 +26,7 @@ export const PROTECTED_AGENT_CONFIG_PATTERNS = [
 ] as const;
 
 /** The config folders a sandboxed command may not write in at all (they need no build output). */
-export const PROTECTED_CONFIG_FOLDERS = [".agents", ".claude", ".gemini", ".qwen"] as const;
+export const PROTECTED_CONFIG_FOLDERS = [".agents", ".claude", ".codex", ".gemini", ".qwen"] as const;
 export const PROTECTED_CONFIG_ROOT_FILES = [".mcp.json"] as const;
 
 /**

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { PROTECTED_CONFIG_FOLDERS, PROTECTED_CONFIG_ROOT_FILES } from "../../workspace/protected.js";
 import type { SecretGuard } from "../../workspace/secrets.js";
@@ -10,11 +11,28 @@ import { credentialRules } from "./sandbox-credentials.js";
 import type { SandboxSettings } from "./sandbox-settings.js";
 
 // loaded on first use: the runtime is large, and most sessions never sandbox
-type SandboxRuntime = typeof import("@anthropic-ai/sandbox-runtime").SandboxManager;
+type SandboxRuntimeModule = typeof import("@anthropic-ai/sandbox-runtime");
+type SandboxRuntime = SandboxRuntimeModule["SandboxManager"];
 let loadedRuntime: SandboxRuntime | undefined;
 async function sandboxRuntime(): Promise<SandboxRuntime> {
-  loadedRuntime ??= (await import("@anthropic-ai/sandbox-runtime")).SandboxManager;
+  loadedRuntime ??= (await loadRuntimeModule()).SandboxManager;
   return loadedRuntime;
+}
+
+/**
+ * By `require` (Node 22.12 and later load an ES module that way): the command's bundle runs its chunks
+ * as vm scripts (src/cli/code-cache.cts), where an `import()` goes through a loader Node still calls
+ * experimental and warns about on stderr. An older Node 22 cannot require it, and imports it.
+ */
+async function loadRuntimeModule(): Promise<SandboxRuntimeModule> {
+  const name = "@anthropic-ai/sandbox-runtime";
+  try {
+    return createRequire(import.meta.url)(name) as SandboxRuntimeModule;
+  } catch (cause) {
+    if ((cause as { code?: string }).code !== "ERR_REQUIRE_ESM") throw cause;
+    // Node 22.3–22.11 only, where the warning is the price (the build refuses a literal import() here)
+    return import(name) as Promise<SandboxRuntimeModule>;
+  }
 }
 
 export interface CommandSandbox {

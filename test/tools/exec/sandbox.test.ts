@@ -117,7 +117,7 @@ describe.skipIf(unavailable !== undefined)("run_command in the sandbox", () => {
   it("is switched on by gantry tool --sandbox", async () => {
     fixture = await openExecFixture(FILES);
     const args = { CommandLine: "cat notes.txt; cat .env", Cwd: ".", WaitMsBeforeAsync: 20_000 };
-    const { result } = await runGantryTool("run_command", args, {
+    const { run, result } = await runGantryTool("run_command", args, {
       workspace: fixture.ws.root,
       env: { HOME: fixture.ws.home },
       extra: ["--sandbox", "--approval-mode", "yolo"],
@@ -125,6 +125,8 @@ describe.skipIf(unavailable !== undefined)("run_command in the sandbox", () => {
     expect(result.metadata.sandboxed).toBe(true);
     expect(result.text).toContain("plain notes");
     expect(result.text).not.toContain("sk-secret-123");
+    // the bundle loads the sandbox's runtime without Node warning of an experimental API
+    expect(run.stderr).toBe("");
   });
 });
 
@@ -141,7 +143,16 @@ describe("the sandbox's read-only config paths", () => {
         .map((p) => path.relative(ws.root, p))
         .sort();
       // folders that do not exist yet are listed too: the runtime then blocks creating them
-      expect(paths).toEqual([".agents", ".claude", ".gemini", ".mcp.json", ".qwen", "scripts/gate.sh"]);
+      // .codex too: the skills catalog reads .codex/skills
+      expect(paths).toEqual([
+        ".agents",
+        ".claude",
+        ".codex",
+        ".gemini",
+        ".mcp.json",
+        ".qwen",
+        "scripts/gate.sh",
+      ]);
     } finally {
       await ws.cleanup();
     }
