@@ -1,20 +1,13 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseSubagentMarkdown } from "../../src/subagents/types.js";
-import { runGantry } from "../support/cli.js";
-import { type ModelServer, startModelServer } from "../support/model-server.js";
+import { gantryOn, serverAndWorkspace } from "../support/e2e.js";
+import { startModelServer } from "../support/model-server.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
 
 // Qwen Code's agent files nest their model and run settings: modelConfig {model, temp, top_p} and
 // runConfig {max_turns, max_time_minutes}.
 
-let ws: TempWorkspace | undefined;
-let server: ModelServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  await ws?.cleanup();
-  ws = undefined;
-  server = undefined;
-});
+const t = serverAndWorkspace();
 
 const qwenFile = (config: string) =>
   `---\nname: reviewer\ndescription: reviews code\ntools:\n  - read_file\n${config}\n---\nYou review code.\n`;
@@ -47,10 +40,10 @@ describe("Qwen Code agent files", () => {
   it("sends the agent's temperature and top-p with each of its model calls", {
     timeout: 120_000,
   }, async () => {
-    ws = await createTempWorkspace({
+    t.ws = await createTempWorkspace({
       ".qwen/agents/reviewer.md": qwenFile("modelConfig:\n  temp: 0.3\n  top_p: 0.9"),
     });
-    server = await startModelServer([
+    t.server = await startModelServer([
       {
         toolCalls: [
           {
@@ -73,13 +66,9 @@ describe("Qwen Code agent files", () => {
       },
       { text: "done", expect: (request) => expect(request.body.temperature).toBeUndefined() },
     ]);
-    const args = ["-p", "go", "--model", "openai:test-model", "--base-url", server.baseUrl("openai")];
-    const run = await runGantry([...args, "--workspace", ws.root, "--trust"], {
-      env: { HOME: ws.home, OPENAI_API_KEY: "k" },
-      timeoutMs: 60_000,
-    });
-    expect(server.failures).toEqual([]);
+    const run = await gantryOn(t.server, t.ws, ["-p", "go"]);
+    expect(t.server.failures).toEqual([]);
     expect(run.code, run.stderr).toBe(0);
-    server.assertDone();
+    t.server.assertDone();
   });
 });

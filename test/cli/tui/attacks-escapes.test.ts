@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type ModelServer, startModelServer } from "../../support/model-server.js";
 import type { TmuxTerminal } from "../../support/tmux.js";
 import { createTempWorkspace, type TempWorkspace } from "../../support/workspace.js";
-import { HAS_TMUX, READY, startTui, TUI_TEST } from "./support.js";
+import { HAS_TMUX, READY, startTui, TUI_TEST, tuiResources } from "./support.js";
 
 /**
  * A prompt-injected model (and a file it reads) writing escape sequences for the user's terminal into
@@ -12,15 +12,7 @@ import { HAS_TMUX, READY, startTui, TUI_TEST } from "./support.js";
  * the cursor back and write a harmless one over it), or to set the clipboard (OSC 52).
  */
 
-let server: ModelServer | undefined;
-let ws: TempWorkspace | undefined;
-let term: TmuxTerminal | undefined;
-afterEach(async () => {
-  await term?.close();
-  await server?.close();
-  await ws?.cleanup();
-  term = server = ws = undefined;
-});
+const tui = tuiResources();
 
 const ESC = "\u001b";
 // after the comment sign the shell ignores it; on a terminal it erases the line and writes "ls -la"
@@ -31,9 +23,9 @@ describe.skipIf(!HAS_TMUX)("the terminal UI shows a model's escape sequences as 
     "shows the real command in the approval dialog, and the answer's escapes spelt out",
     TUI_TEST,
     async () => {
-      ws = await createTempWorkspace({ "a.txt": "a\n" });
-      const marker = path.join(ws.parent, "hidden-ran");
-      server = await startModelServer([
+      tui.ws = await createTempWorkspace({ "a.txt": "a\n" });
+      const marker = path.join(tui.ws.parent, "hidden-ran");
+      tui.server = await startModelServer([
         {
           toolCalls: [
             {
@@ -44,17 +36,17 @@ describe.skipIf(!HAS_TMUX)("the terminal UI shows a model's escape sequences as 
         },
         { text: `Done${ESC}]52;c;cm0gLXJmIH4=${ESC}\\ here.` },
       ]);
-      term = await startTui(server, ws);
-      await term.waitFor(READY);
-      await term.type("list the files");
-      await term.keys("Enter");
-      const dialog = await term.waitFor("Permission needed: run_command");
+      tui.term = await startTui(tui.server, tui.ws);
+      await tui.term.waitFor(READY);
+      await tui.term.type("list the files");
+      await tui.term.keys("Enter");
+      const dialog = await tui.term.waitFor("Permission needed: run_command");
       expect(dialog).toContain(`Run a command: touch ${marker} #\\x1b[2K\\x1b[1G\\x1b[1Als -la`);
-      await term.keys("Escape");
-      const done = await term.waitFor("here.");
+      await tui.term.keys("Escape");
+      const done = await tui.term.waitFor("here.");
       expect(done).toContain("Done\\x1b]52;c;cm0gLXJmIH4=\\x1b\\ here.");
       expect(existsSync(marker)).toBe(false);
-      server.assertDone();
+      tui.server.assertDone();
     },
   );
 });

@@ -1,8 +1,21 @@
+import { afterEach } from "vitest";
 import type { ModelServer } from "../../support/model-server.js";
 import { startGantryInTmux, type TmuxTerminal } from "../../support/tmux.js";
 import type { TempWorkspace } from "../../support/workspace.js";
 
 export { HAS_TMUX } from "../../support/tmux.js";
+
+/** The test's model server, workspace and terminal (set them in each test), ended after each one. */
+export function tuiResources(): { server?: ModelServer; ws?: TempWorkspace; term?: TmuxTerminal } {
+  const state: { server?: ModelServer; ws?: TempWorkspace; term?: TmuxTerminal } = {};
+  afterEach(async () => {
+    await state.term?.close();
+    await state.server?.close();
+    await state.ws?.cleanup();
+    state.term = state.server = state.ws = undefined;
+  });
+  return state;
+}
 
 /** Each test starts node, the AI SDK and tmux: slow on a busy machine. */
 export const TUI_TEST = { timeout: 120_000 };

@@ -4,17 +4,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type ModelServer, startModelServer } from "../../support/model-server.js";
 import type { TmuxTerminal } from "../../support/tmux.js";
 import { createTempWorkspace, type TempWorkspace } from "../../support/workspace.js";
-import { HAS_TMUX, READY, startTui, TUI_TEST } from "./support.js";
+import { HAS_TMUX, READY, startTui, TUI_TEST, tuiResources } from "./support.js";
 
-let server: ModelServer | undefined;
-let ws: TempWorkspace | undefined;
-let term: TmuxTerminal | undefined;
-afterEach(async () => {
-  await term?.close();
-  await server?.close();
-  await ws?.cleanup();
-  term = server = ws = undefined;
-});
+const tui = tuiResources();
 
 async function ask(terminal: TmuxTerminal, prompt: string, answer: string | RegExp): Promise<string> {
   await terminal.type(prompt);
@@ -32,9 +24,9 @@ describe.skipIf(!HAS_TMUX)("the terminal UI's controls", () => {
     "Shift-Tab cycles the approval mode, which holds for the next call; /mode sets it",
     TUI_TEST,
     async () => {
-      ws = await createTempWorkspace({ "a.txt": "old\n" });
-      const file = path.join(ws.root, "a.txt");
-      server = await startModelServer([
+      tui.ws = await createTempWorkspace({ "a.txt": "old\n" });
+      const file = path.join(tui.ws.root, "a.txt");
+      tui.server = await startModelServer([
         { toolCalls: [{ name: "view_file", args: { AbsolutePath: file } }] },
         {
           toolCalls: [
@@ -46,22 +38,22 @@ describe.skipIf(!HAS_TMUX)("the terminal UI's controls", () => {
         },
         { text: "Edited without asking." },
       ]);
-      term = await startTui(server, ws, { width: 140 });
-      await term.waitFor("default mode (shift+tab)");
-      await term.keys("BTab");
-      await term.waitFor("auto-edit mode (shift+tab)");
-      await ask(term, "rewrite a.txt", "Edited without asking.");
-      expect(await term.screen()).not.toContain("Permission needed");
+      tui.term = await startTui(tui.server, tui.ws, { width: 140 });
+      await tui.term.waitFor("default mode (shift+tab)");
+      await tui.term.keys("BTab");
+      await tui.term.waitFor("auto-edit mode (shift+tab)");
+      await ask(tui.term, "rewrite a.txt", "Edited without asking.");
+      expect(await tui.term.screen()).not.toContain("Permission needed");
       expect(readFileSync(file, "utf8")).toBe("new\n");
-      await term.keys("BTab");
-      await term.waitFor("plan mode (shift+tab)");
-      await term.keys("BTab");
+      await tui.term.keys("BTab");
+      await tui.term.waitFor("plan mode (shift+tab)");
+      await tui.term.keys("BTab");
       // yolo is not in the cycle of a session that did not start in it
-      await term.waitFor("default mode (shift+tab)");
-      await ask(term, "/mode yolo", "Approval mode: yolo");
-      await term.waitFor("yolo mode (shift+tab)");
-      await ask(term, "/permissions", "set in this session (/mode or Shift-Tab)");
-      server.assertDone();
+      await tui.term.waitFor("default mode (shift+tab)");
+      await ask(tui.term, "/mode yolo", "Approval mode: yolo");
+      await tui.term.waitFor("yolo mode (shift+tab)");
+      await ask(tui.term, "/permissions", "set in this session (/mode or Shift-Tab)");
+      tui.server.assertDone();
     },
   );
 
@@ -69,8 +61,8 @@ describe.skipIf(!HAS_TMUX)("the terminal UI's controls", () => {
     "/cost shows tokens and money where the price is known; /model switches the model",
     TUI_TEST,
     async () => {
-      ws = await createTempWorkspace();
-      server = await startModelServer([
+      tui.ws = await createTempWorkspace();
+      tui.server = await startModelServer([
         { text: "Priced answer.", usage: { input: 1_000, output: 100 } },
         {
           expect: (request) => expect(request.body.model).toBe("claude-haiku-4-5"),
@@ -79,36 +71,36 @@ describe.skipIf(!HAS_TMUX)("the terminal UI's controls", () => {
           usage: { input: 1_000, output: 100, cacheRead: 800 },
         },
       ]);
-      term = await startTui(server, ws, { model: "anthropic:claude-sonnet-4-5", width: 140 });
-      await term.waitFor(READY);
-      const footer = await ask(term, "hello", "Priced answer.");
+      tui.term = await startTui(tui.server, tui.ws, { model: "anthropic:claude-sonnet-4-5", width: 140 });
+      await tui.term.waitFor(READY);
+      const footer = await ask(tui.term, "hello", "Priced answer.");
       expect(footer).toMatch(
         /anthropic:claude-sonnet-4-5 · default mode \(shift\+tab\) · 1% of 200k context · 1\.0k in · 100 out · \$0\.0045/,
       );
-      const cost = await ask(term, "/cost", "Cost:");
+      const cost = await ask(tui.term, "/cost", "Cost:");
       expect(cost).toContain("Tokens this session: 1000 in · 100 out.");
       expect(cost).toContain("Cost: about $0.0045 at list prices.");
       expect(cost).toContain("Context: 1.1k of 200k tokens (1%).");
       await ask(
-        term,
+        tui.term,
         "/model anthropic:claude-haiku-4-5",
         "From the next turn on the model is anthropic:claude-haiku-4-5",
       );
-      await term.waitFor("anthropic:claude-haiku-4-5 · default mode");
-      await ask(term, "and now", "Cheaper answer.");
-      await term.waitFor("$0.0053"); // 0.0045 + (200 × $1 + 800 × $0.10 + 100 × $5) / 1M
+      await tui.term.waitFor("anthropic:claude-haiku-4-5 · default mode");
+      await ask(tui.term, "and now", "Cheaper answer.");
+      await tui.term.waitFor("$0.0053"); // 0.0045 + (200 × $1 + 800 × $0.10 + 100 × $5) / 1M
       // "Cost:" is on the screen already: wait for what only the second /cost says
-      const cached = await ask(term, "/cost", "(800 from the cache) · 200 out");
+      const cached = await ask(tui.term, "/cost", "(800 from the cache) · 200 out");
       expect(cached).toContain("Tokens this session: 2000 in (800 from the cache) · 200 out.");
       expect(cached).toContain("anthropic:claude-haiku-4-5: 1000 in (800 from the cache) · 100 out");
-      await ask(term, "/model nonsense", "The model stays anthropic:claude-haiku-4-5");
-      server.assertDone();
+      await ask(tui.term, "/model nonsense", "The model stays anthropic:claude-haiku-4-5");
+      tui.server.assertDone();
     },
   );
 
   it("/compact summarises the older turns; /clear starts a new session without them", TUI_TEST, async () => {
-    ws = await createTempWorkspace();
-    server = await startModelServer([
+    tui.ws = await createTempWorkspace();
+    tui.server = await startModelServer([
       { text: "First answer." },
       { text: "Second answer." },
       {
@@ -127,24 +119,24 @@ describe.skipIf(!HAS_TMUX)("the terminal UI's controls", () => {
         text: "Fresh answer.",
       },
     ]);
-    term = await startTui(server, ws);
-    await term.waitFor(READY);
-    await ask(term, "tell me about bananas", "First answer.");
-    await ask(term, "and more", "Second answer.");
-    await ask(term, "/compact", "(compacted 2 earlier messages into a summary)");
-    await ask(term, "go on", "Third answer.");
-    await ask(term, "/clear", "New session");
-    await ask(term, "start again", "Fresh answer.");
-    expect(sessionFiles(ws.home)).toHaveLength(2);
-    server.assertDone();
+    tui.term = await startTui(tui.server, tui.ws);
+    await tui.term.waitFor(READY);
+    await ask(tui.term, "tell me about bananas", "First answer.");
+    await ask(tui.term, "and more", "Second answer.");
+    await ask(tui.term, "/compact", "(compacted 2 earlier messages into a summary)");
+    await ask(tui.term, "go on", "Third answer.");
+    await ask(tui.term, "/clear", "New session");
+    await ask(tui.term, "start again", "Fresh answer.");
+    expect(sessionFiles(tui.ws.home)).toHaveLength(2);
+    tui.server.assertDone();
   });
 
   it(
     "--continue replays the earlier conversation; /resume picks another session of the workspace",
     TUI_TEST,
     async () => {
-      ws = await createTempWorkspace();
-      server = await startModelServer([
+      tui.ws = await createTempWorkspace();
+      tui.server = await startModelServer([
         { text: "The code word is **PELICAN**." },
         { text: "A different session." },
         {
@@ -152,34 +144,34 @@ describe.skipIf(!HAS_TMUX)("the terminal UI's controls", () => {
           text: "Still PELICAN.",
         },
       ]);
-      term = await startTui(server, ws);
-      await term.waitFor(READY);
-      await ask(term, "remember the code word", "The code word is PELICAN.");
-      await term.keys("C-d");
-      await term.waitForExit();
-      await term.close();
+      tui.term = await startTui(tui.server, tui.ws);
+      await tui.term.waitFor(READY);
+      await ask(tui.term, "remember the code word", "The code word is PELICAN.");
+      await tui.term.keys("C-d");
+      await tui.term.waitForExit();
+      await tui.term.close();
 
-      term = await startTui(server, ws, { args: ["--continue"] });
-      const replayed = await term.waitFor("── end of the earlier conversation ──");
+      tui.term = await startTui(tui.server, tui.ws, { args: ["--continue"] });
+      const replayed = await tui.term.waitFor("── end of the earlier conversation ──");
       expect(replayed).toMatch(
         /── resumed session \S+ ──\n\n> remember the code word\nThe code word is PELICAN\./,
       );
-      await term.keys("C-d");
-      await term.waitForExit();
-      await term.close();
+      await tui.term.keys("C-d");
+      await tui.term.waitForExit();
+      await tui.term.close();
 
-      term = await startTui(server, ws);
-      await term.waitFor(READY);
-      await ask(term, "something else", "A different session.");
-      await term.type("/resume");
-      await term.keys("Enter");
-      const picker = await term.waitFor("Resume a session");
+      tui.term = await startTui(tui.server, tui.ws);
+      await tui.term.waitFor(READY);
+      await ask(tui.term, "something else", "A different session.");
+      await tui.term.type("/resume");
+      await tui.term.keys("Enter");
+      const picker = await tui.term.waitFor("Resume a session");
       expect(picker).toMatch(/› 1\. remember the code word/);
       expect(picker).not.toMatch(/\d\. something else/); // the open session is not offered
-      await term.keys("Enter");
-      await term.waitFor("── end of the earlier conversation ──");
-      await ask(term, "what was it?", "Still PELICAN.");
-      server.assertDone();
+      await tui.term.keys("Enter");
+      await tui.term.waitFor("── end of the earlier conversation ──");
+      await ask(tui.term, "what was it?", "Still PELICAN.");
+      tui.server.assertDone();
     },
   );
 });
