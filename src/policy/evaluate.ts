@@ -78,16 +78,23 @@ function protectedDenial(check: Check): CheckOutcome {
   };
 }
 
+/** The tools whose files a command reads, writes and deletes are judged as. */
+const FILE_TOOLS = ["view_file", "write_to_file", "delete_file"];
+
 /**
  * The rule a check known only at run time could slip past: a deny rule with a specifier for its tool,
- * or the protected files for a write that could land on one.
+ * or the protected files for a write that could land on one. A program or script known only when it
+ * runs may also read or change any file: a Read or Edit deny rule is one it could slip past too.
  */
 function evadableRule(check: Check, rules: RuleSet): { source: string; what: string } | undefined {
   if (check.mayBeProtected) {
     return { source: PROTECTED_SOURCE, what: "a file that governs the agent (hooks, settings)" };
   }
+  const runsAnything = check.tool === "run_command";
   const rule = rules.deny.find(
-    (candidate) => candidate.specifier !== undefined && candidate.tools.has(check.tool),
+    (candidate) =>
+      (candidate.specifier !== undefined && candidate.tools.has(check.tool)) ||
+      (runsAnything && FILE_TOOLS.some((tool) => candidate.tools.has(tool))),
   );
   return rule ? { source: ruleLabel(rule), what: `what ${ruleLabel(rule)} forbids` } : undefined;
 }

@@ -2,7 +2,7 @@ import { parseArgs } from "./shell-args.js";
 import { commandsInAssignment, commandsInAssignmentWord, readGit } from "./shell-config-commands.js";
 import { baseName, type FileTarget, fileTargetsOf, knowsFilesOf } from "./shell-files.js";
 import { readFind } from "./shell-find.js";
-import { filesNamedByUnknownProgram } from "./shell-named-files.js";
+import { filesNamedByUnknownProgram, pathsInFedCode, takesCode } from "./shell-named-files.js";
 import { commandsInOptions } from "./shell-option-commands.js";
 import { type ParsedScript, parseShellScript, type ShNode } from "./shell-parser.js";
 import { literalWord, readWord, type ShellWord, spelled } from "./shell-words.js";
@@ -200,11 +200,17 @@ function interpretCommand(words: ShellWord[], assigns: ShellWord[], state: State
   for (const file of unwrapped?.startupFiles ?? []) addFile({ kind: "read", word: file }, run.label, state);
   // what xargs appends is more operands, named only when it runs
   const operands = context.openEnded ? [...words, { written: "…" }] : words;
+  // a program of code (sqlite3, awk) is scanned whatever its words run
+  const interpreter = isInterpreter(name);
   const named =
-    knowsFilesOf(name) || unwrapped || find
+    knowsFilesOf(name) || find || (unwrapped && !takesCode(name))
       ? []
-      : filesNamedByUnknownProgram(name, words, isInterpreter(name));
-  for (const target of [...fileTargetsOf(name, operands), ...(find?.targets ?? []), ...named])
+      : filesNamedByUnknownProgram(name, words, interpreter);
+  const fed =
+    context.stdin.kind === "script" && (interpreter || takesCode(name))
+      ? pathsInFedCode(context.stdin.text)
+      : [];
+  for (const target of [...fileTargetsOf(name, operands), ...(find?.targets ?? []), ...named, ...fed])
     addFile(target, run.label, state);
   if (name === "cd" || name === "pushd" || name === "popd") moveFolders(name, words, state);
   if (unwrapped?.chdir) moveFolders("cd", [literalWord("cd"), unwrapped.chdir], state);

@@ -1,4 +1,4 @@
-import type { OptionShape } from "./shell-args.js";
+import { type OptionShape, optionValues, parseArgs } from "./shell-args.js";
 import type { FileTarget } from "./shell-files.js";
 import { literalWord, type ShellWord } from "./shell-words.js";
 
@@ -101,29 +101,46 @@ const NAMES_ONLY = new Set([
   "find",
 ]);
 
-/** Programs besides the interpreters whose operand may be a program that opens files (`awk 'BEGIN{getline < "f"}'`). */
-const CODE_TAKERS = new Set(["awk", "gawk", "mawk", "nawk"]);
+/**
+ * Programs besides the interpreters whose words are code that may open files or run commands: awk
+ * (`getline < "f"`, `system("cat f")`), SQL shells (`.read f`, `readfile('f')`, `.shell cat f`), editors
+ * run by ex commands (`vim -c '!cat f'`), `make --eval`, debuggers.
+ */
+const CODE_TAKERS = new Set(
+  "awk gawk mawk nawk sqlite3 sqlite duckdb mysql mariadb psql vim vi nvim view ex ed emacs make gmake gdb tclsh expect Rscript deno".split(
+    " ",
+  ),
+);
+/** Whether the words after `name` are code of its own, which `pathsInCode` scans. */
+export const takesCode = (name: string): boolean => CODE_TAKERS.has(name);
 /** A quoted literal in code: `"…"` or `'…'` on one line. */
 const QUOTED = /"((?:[^"\\\n]|\\.){1,1024})"|'((?:[^'\\\n]|\\.){1,1024})'/g;
+/** A URL, whose path is no file here. */
+const URL = /[a-z][a-z0-9+.-]*:\/\/\S*/gi;
+/** Characters a path in code is read up to (quotes, brackets, operators, spaces end it). */
+const PATH_CHARS = /[\w.~/@%+-]+/g;
 
 /**
- * The paths quoted in code given on the command line (`python3 -c 'open("f")'`, `node -e`, `perl -e`,
- * an awk program): each literal that looks like a path (it holds a `/` or a `.`, and no space) is judged
- * as a file the program may read or change. Code can build a name no scan sees; the sandbox is what
- * keeps a denied file unreadable for every program.
+ * The paths named in code given on the command line (`python3 -c 'open("f")'`, `node -e`, `perl -e`,
+ * an awk program, `os.system("cat f")`, `sqlite3 db '.read f'`): each quoted literal that looks like a
+ * path (it holds a `/` or a `.`), and each such word inside the code, is judged as a file the program
+ * may read or change. Code can build a name no scan sees; the sandbox is what keeps a denied file
+ * unreadable for every program.
  */
 export function pathsInCode(words: readonly ShellWord[]): FileTarget[] {
-  const targets: FileTarget[] = [];
+  const found = new Set<string>();
   for (const word of words.slice(1)) {
     const code = word.value;
-    if (code === undefined || !/["']/.test(code)) continue;
+    if (code === undefined) continue;
     for (const match of code.matchAll(QUOTED)) {
       const literal = (match[1] ?? match[2] ?? "").replace(/\\(.)/g, "$1");
-      if (/[/.]/.test(literal) && !/\s/.test(literal) && !literal.includes("://"))
-        targets.push({ kind: "read", word: literalWord(literal), unknownUse: true });
+      if (/[/.]/.test(literal) && !literal.includes("://")) found.add(literal);
     }
+    // a path inside a command the code runs, or an ex or dot command: `system("cat f")`, `.read f`
+    for (const [token] of code.replace(URL, " ").matchAll(PATH_CHARS))
+      if (token !== code && /[/.]/.test(token) && /[^/.]/.test(token)) found.add(token);
   }
-  return targets;
+  return [...found].map((path) => ({ kind: "read", word: literalWord(path), unknownUse: true }));
 }
 
 /** A read of the files a list names (`tar -T -`), known only when the command runs. */
@@ -155,6 +172,45 @@ export function readsNamesFromList(name: string, words: readonly ShellWord[]): b
   }
 }
 
+/**
+ * Options with which a program that otherwise only names paths reads a file, whose lines then show in
+ * its output or its errors: `file -f LIST`, `du --files0-from=LIST`, `date -f DATES`.
+ */
+const NAMES_ONLY_READS: Record<string, OptionShape> = {
+  file: {
+    valued: ["-f", "--files-from", "-m", "--magic-file", "-F", "--separator", "-P", "--parameter"],
+    reads: ["-f", "--files-from", "-m", "--magic-file"],
+  },
+  du: {
+    valued: ["--files0-from", "-X", "--exclude-from", "--exclude", "-d", "--max-depth", "-B", "--block-size"],
+    reads: ["--files0-from", "-X", "--exclude-from"],
+  },
+  date: {
+    valued: ["-f", "--file", "-r", "--reference", "-d", "--date", "-I", "--iso-8601", "--rfc-3339"],
+    reads: ["-f", "--file"],
+  },
+};
+
+function namesOnlyReads(name: string, words: readonly ShellWord[]): FileTarget[] {
+  const shape = Object.hasOwn(NAMES_ONLY_READS, name) ? NAMES_ONLY_READS[name] : undefined;
+  if (!shape) return [];
+  const args = parseArgs(words, 1, { ...shape, permute: true });
+  return optionValues(args, ...(shape.reads ?? [])).flatMap((word) =>
+    word && word.value !== "-" ? [{ kind: "read" as const, word }] : [],
+  );
+}
+
+/**
+ * The code an interpreter or a program of code reads from a heredoc or a here-string (`python3 <<'EOF'
+ * … EOF`, `sqlite3 db <<< '.read f'`): scanned as `pathsInCode` scans its words; a text known only when
+ * running is a read known only when running.
+ */
+export function pathsInFedCode(stdinText: ShellWord): FileTarget[] {
+  if (stdinText.value === undefined)
+    return [{ kind: "read", word: { written: "the files the code on its standard input names" } }];
+  return pathsInCode([literalWord(""), stdinText]);
+}
+
 /** git subcommands that only read what their operands name (the rest may change it: `git rm`, `git checkout`). */
 const GIT_READS = new Set([
   "diff",
@@ -179,12 +235,12 @@ export function filesNamedByUnknownProgram(
   words: readonly ShellWord[],
   interpreter: boolean,
 ): FileTarget[] {
-  if (NAMES_ONLY.has(name)) return [];
+  if (NAMES_ONLY.has(name)) return namesOnlyReads(name, words);
   const subcommand = name === "git" ? gitSubcommand(words) : undefined;
   const readOnly = subcommand !== undefined && GIT_READS.has(subcommand);
   const targets: FileTarget[] = name === "git" ? gitHistoryReads(words, subcommand) : [];
   if (readsNamesFromList(name, words)) targets.push(namesFromAList());
-  if (interpreter || CODE_TAKERS.has(name)) targets.push(...pathsInCode(words));
+  if (interpreter || takesCode(name)) targets.push(...pathsInCode(words));
   let scriptSeen = false;
   for (const word of words.slice(1)) {
     const candidate = pathPart(word);
@@ -270,11 +326,12 @@ const GIT_OBJECT_FACTS = /^(-t|-s|-e|--batch-check(=.*)?)$/;
  */
 function gitHistoryReads(words: readonly ShellWord[], subcommand: string | undefined): FileTarget[] {
   const targets: FileTarget[] = [];
+  const inGitFolder = gitFolderOf(words);
   for (const word of words.slice(1)) {
     const value = word.value;
     const colon = value?.indexOf(":") ?? -1;
     if (value !== undefined && colon >= 0 && !value.startsWith("-") && colon < value.length - 1)
-      targets.push({ kind: "read", word: literalWord(value.slice(colon + 1)) });
+      targets.push({ kind: "read", word: revPathWord(value.slice(colon + 1), inGitFolder) });
   }
   if (subcommand === undefined || GIT_NO_CONTENT_COMMANDS.has(subcommand)) return targets;
   const values = words.map((word) => word.value);
@@ -307,9 +364,38 @@ function gitHistoryReads(words: readonly ShellWord[], subcommand: string | undef
     const value = word.value;
     if (value === undefined || word.pattern !== undefined || /[*?[]/.test(value) || value.startsWith(":"))
       return [...targets, everything];
-    targets.push({ kind: "read", word: literalWord(value), recursive: true });
+    targets.push({ kind: "read", word: inGitFolder(value), recursive: true });
   }
   return targets;
+}
+
+/**
+ * Where git runs: `git -C a -C b` works in a/b, so its pathspecs and `REV:./path` lead from there
+ * (a path it is given, as a word in the shell's folder); a `-C` known only when running makes them so.
+ */
+function gitFolderOf(words: readonly ShellWord[]): (relative: string) => ShellWord {
+  const folders: (string | undefined)[] = [];
+  for (let at = 1; at < words.length; at++) {
+    const value = words[at]?.value;
+    if (value === "-C") folders.push(words[++at]?.value);
+    else if (value === "-c" || value === "--git-dir" || value === "--work-tree") at++;
+    else if (value === undefined || !value.startsWith("-")) break;
+  }
+  if (folders.length === 0) return literalWord;
+  if (folders.includes(undefined)) return (relative) => ({ written: `${relative} (after git -C)` });
+  const folder = folders.reduce<string>(
+    (joined, next) => (next?.startsWith("/") ? next : `${joined}/${next}`),
+    ".",
+  );
+  return (relative) => literalWord(relative.startsWith("/") ? relative : `${folder}/${relative}`);
+}
+
+/**
+ * The file `REV:path` names: `./x` and `../x` lead from where git runs; any other path from the
+ * repository's top, judged where the shell is (deny rules also match it as written).
+ */
+function revPathWord(named: string, inGitFolder: (relative: string) => ShellWord): ShellWord {
+  return /^\.\.?(\/|$)/.test(named) ? inGitFolder(named) : literalWord(named);
 }
 
 /** The words from `from` on that are not options, each as a folder read with all it holds. */

@@ -167,6 +167,9 @@ export function unwrapCommand(
       return unwrapWatch(words);
     case "flock":
       return unwrapFlock(words);
+    case "sqlite3":
+    case "sqlite":
+      return unwrapSqlite(words, stdin);
     default:
       return undefined;
   }
@@ -290,6 +293,39 @@ function unwrapSource(words: readonly ShellWord[], stdin: StandardInput): Unwrap
     return { transparent: false, unknown: UNKNOWN_SCRIPT };
   }
   return file ? { transparent: false, scriptFile: file } : { transparent: false };
+}
+
+const SQLITE_VALUED = ["-cmd", "-init", "-separator", "-newline", "-nullvalue", "-escape", "-vfs", "-mmap"];
+/** A dot command that runs a shell command: `.shell CMD`, `.system CMD`, `.output |CMD` and the like. */
+const SQLITE_SHELL =
+  /^\s*\.(?:(?:shell|system)\s+(.+)|(?:output|once|read|import|excel)\s+(?:-\S+\s+)*['"]?\|(.+?)['"]?)\s*$/gm;
+
+/**
+ * `sqlite3 [DB] [SQL…]`: its SQL and `-cmd` words may run shell commands (`.shell cat f`, `.once |cmd`),
+ * judged as scripts; `.load` loads native code, and with no SQL word it runs what a pipe gives it.
+ */
+function unwrapSqlite(words: readonly ShellWord[], stdin: StandardInput): Unwrapped | undefined {
+  const args = parseArgs(words, 1, { valued: SQLITE_VALUED, permute: true });
+  const fed = args.operands.length < 2 && stdin.kind === "script" ? [stdin.text] : [];
+  const code = [...optionValues(args, "-cmd"), ...args.operands.slice(1), ...fed];
+  if (code.some((word) => word === undefined || word.value === undefined))
+    return { transparent: false, unknown: "it runs SQL known only when it runs" };
+  const texts = code.map((word) => word?.value as string);
+  if (texts.some((text) => /^\s*\.load\b/m.test(text)))
+    return { transparent: false, unknown: "it loads an extension, code known only when it runs" };
+  const scripts = texts.flatMap((text) =>
+    [...text.matchAll(SQLITE_SHELL)].map((match) => {
+      const command = (match[1] ?? match[2] ?? "").trim();
+      return { written: command, value: command };
+    }),
+  );
+  if (args.operands.length < 2 && stdin.kind === "pipe")
+    return {
+      scripts,
+      transparent: false,
+      unknown: "it runs SQL it reads from a pipe, known only when it runs",
+    };
+  return scripts.length > 0 ? { scripts, transparent: false } : undefined;
 }
 
 /** GNU sed's `e COMMAND` runs a command; `s///e` runs what the pattern space holds. */

@@ -2,12 +2,10 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { policySessions } from "./session-support.js";
+import { DENY_READ, expectReadDenied, expectRunsWithoutTheToken, SECRET } from "./secret-dir.js";
+import { committed, policySessions } from "./session-support.js";
 
 const session = policySessions();
-
-const SECRET = { "secret-dir/token.txt": "TOKEN=abc123\n", "src/app.ts": "export {};\n" };
-const DENY_READ = { permissions: { deny: ["Read(./secret-dir/**)"] } };
 
 /** Programs outside Gantry's list of readers, and names made in the same line: each printed the token in yolo. */
 const READ_ROUTES = [
@@ -76,12 +74,7 @@ describe("deny Read(./secret-dir/**) holds against every program that names the 
   for (const line of READ_ROUTES) {
     it(`refuses ${JSON.stringify(line)}`, async () => {
       const s = await session({ mode: "yolo", files: SECRET, settings: DENY_READ });
-      const result = await s.command(line);
-      expect(result.errorCode, result.text).toBe("denied");
-      expect(result.text).toMatch(
-        /^Denied by rule deny Read\(\.\/secret-dir\/\*\*\) \(settings given to Gantry\)/,
-      );
-      expect(result.text).not.toContain("abc123");
+      expectReadDenied(await s.command(line));
       expect(s.exists("secret-dir/token.txt")).toBe(true);
     });
   }
@@ -193,33 +186,14 @@ describe("in the sandbox, what a Read deny rule covers is unreadable for every p
   });
 });
 
-/** The line runs, and shows neither the committed token nor its change. */
-async function runsWithoutTheToken(s: Awaited<ReturnType<typeof session>>, line: string) {
-  const result = await s.command(line);
-  expect(result.error, `${line}: ${result.text}`).toBe(false);
-  expect(result.text).not.toMatch(/abc123|xyz789/);
-}
-
 /** The line is refused by the deny rule, and shows neither the committed token nor its change. */
 function refuses(line: string, open: () => ReturnType<typeof session>) {
-  it(`refuses ${JSON.stringify(line)}`, async () => {
-    const s = await open();
-    const result = await s.command(line);
-    expect(result.errorCode, result.text).toBe("denied");
-    expect(result.text).toMatch(/^Denied by rule deny Read\(\.\/secret-dir\/\*\*\)/);
-    expect(result.text).not.toMatch(/abc123|xyz789/);
-  });
+  it(`refuses ${JSON.stringify(line)}`, async () => expectReadDenied(await (await open()).command(line)));
 }
 
 describe("git and curl reach a denied file by other names (yolo, a committed secret-dir)", () => {
-  const committed = async () => {
-    const s = await session({ mode: "yolo", files: SECRET, settings: DENY_READ });
-    const git = (...args: string[]) => execFileSync("git", args, { cwd: s.ws.root });
-    git("init", "-q", ".");
-    git("add", "-A");
-    git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "x");
-    return s;
-  };
+  const repository = async () =>
+    committed(await session({ mode: "yolo", files: SECRET, settings: DENY_READ }));
   for (const line of [
     "git show HEAD:secret-dir/token.txt",
     "git show :secret-dir/token.txt",
@@ -232,12 +206,12 @@ describe("git and curl reach a denied file by other names (yolo, a committed sec
     "curl -s file://$PWD/secret-dir/token.txt",
     "curl -s file:///proc/self/cwd/secret-dir/token.txt",
   ])
-    refuses(line, committed);
+    refuses(line, repository);
 
   // the working tree's change to the denied file, and its object in the history, by diff, stash,
   // pathspecs (recursive in git: a folder or "." covers what lies below), globs and object ids
   const changed = async () => {
-    const s = await committed();
+    const s = await repository();
     writeFileSync(path.join(s.ws.root, "secret-dir", "token.txt"), "TOKEN=xyz789\n");
     writeFileSync(path.join(s.ws.root, "src", "app.ts"), "export const a = 1;\n");
     return s;
@@ -329,12 +303,12 @@ describe("git and curl reach a denied file by other names (yolo, a committed sec
       "git clone -q https://127.0.0.1:9/none.git ../remote || true",
       "git clone -q -b main --depth 1 https://127.0.0.1:9/none.git ../remote || true",
     ])
-      await runsWithoutTheToken(s, line);
+      await expectRunsWithoutTheToken(s, line);
     expect((await s.command("git diff -- src")).text).toContain("export const a = 1;");
   });
 
   it("git commands that print no denied file's content still run", async () => {
-    const s = await committed();
+    const s = await repository();
     for (const line of [
       "git log --oneline",
       "git show --stat",
@@ -342,6 +316,6 @@ describe("git and curl reach a denied file by other names (yolo, a committed sec
       "git grep export -- src",
       "git status",
     ])
-      await runsWithoutTheToken(s, line);
+      await expectRunsWithoutTheToken(s, line);
   });
 });

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -79,4 +80,13 @@ export async function openPolicySession(options: PolicySessionOptions): Promise<
       await ws.cleanup();
     },
   };
+}
+
+/** The session's workspace made a git repository with every file committed; returns the session. */
+export function committed(s: PolicySession): PolicySession {
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: s.ws.root });
+  git("init", "-q", ".");
+  git("add", "-A");
+  git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "x");
+  return s;
 }
