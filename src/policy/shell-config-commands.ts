@@ -17,12 +17,14 @@ const COMMAND_VARIABLES =
 const PROMPT_VARIABLES = /^PS[0124]$/;
 /** Variables whose value names code or configuration the program loads before doing what it was asked. */
 const LOADING_VARIABLES =
-  /^(BASH_ENV|ENV|LD_PRELOAD|LD_AUDIT|GIT_CONFIG|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|PYTHONSTARTUP)$/;
+  /^(BASH_ENV|ENV|LD_PRELOAD|LD_AUDIT|GIT_CONFIG|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|PYTHONSTARTUP|PERL5DB|PERL5OPT|VIMINIT|EXINIT|MYVIMRC|SCREENRC|LESSKEYIN|NPM_CONFIG_USERCONFIG|NPM_CONFIG_GLOBALCONFIG)$/;
 /** Options for the program, some of which name files it loads (`NODE_OPTIONS="--require ./x.js"`, `RUBYOPT=-rx`). */
 const OPTION_VARIABLES = /^(NODE_OPTIONS|RUBYOPT)$/;
 /** Those whose value is a file (or `:`-separated files) the program reads: judged as reads too. */
 const FILE_VARIABLES =
-  /^(BASH_ENV|ENV|LD_PRELOAD|LD_AUDIT|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|PYTHONSTARTUP)$/;
+  /^(BASH_ENV|ENV|LD_PRELOAD|LD_AUDIT|GIT_CONFIG|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|PYTHONSTARTUP|MYVIMRC|SCREENRC|LESSKEYIN|NPM_CONFIG_USERCONFIG|NPM_CONFIG_GLOBALCONFIG)$/;
+/** Files of settings, not code, a program reads (`INPUTRC=f bash -i` shows f's lines in its errors): reads only. */
+const SETTINGS_VARIABLES = /^(INPUTRC|MAGIC|WGETRC|PIP_CONFIG_FILE)$/;
 /** An exported function, as bash imports it from the environment: `BASH_FUNC_name%%=() { …; }`. */
 const EXPORTED_FUNCTION = /^BASH_FUNC_(.+)%%$/;
 
@@ -43,15 +45,11 @@ export function commandsInAssignment(name: string, value: ShellWord | undefined)
     };
   // its files are judged as reads; the program it starts is still the one the line names
   if (OPTION_VARIABLES.test(name)) return { scripts: [], files: filesInOptions(value) };
+  if (SETTINGS_VARIABLES.test(name)) return { scripts: [], files: filesIn(value) };
   if (LOADING_VARIABLES.test(name)) {
     const unknown = `${name} makes it run or read code or settings named only when it runs`;
     if (!FILE_VARIABLES.test(name)) return { scripts: [], unknown };
-    // a value known only when it runs is a read known only when it runs
-    const files =
-      value?.value === undefined
-        ? [{ written: value?.written ?? "" }]
-        : value.value.split(/[:\s]+/).flatMap((file) => (file ? [literalWord(file)] : []));
-    return { scripts: [], unknown, files };
+    return { scripts: [], unknown, files: filesIn(value) };
   }
   const exported = EXPORTED_FUNCTION.exec(name);
   if (exported || PROMPT_VARIABLES.test(name)) return commandsInValue(name, value, exported?.[1]);
@@ -60,6 +58,12 @@ export function commandsInAssignment(name: string, value: ShellWord | undefined)
     return { scripts: [], unknown: `${name} is a command known only when it runs` };
   }
   return { scripts: [{ written: value.written, value: value.value.replace(/^\|/, "") }] };
+}
+
+/** The files a variable names (`:`-separated); a value known only when it runs is a read known only when it runs. */
+function filesIn(value: ShellWord | undefined): ShellWord[] {
+  if (value?.value === undefined) return [{ written: value?.written ?? "" }];
+  return value.value.split(/[:\s]+/).flatMap((file) => (file ? [literalWord(file)] : []));
 }
 
 /** The words of an options variable that may name a file: operands, `--opt=FILE`'s FILE and `-rFILE`'s FILE. */

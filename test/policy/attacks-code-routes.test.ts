@@ -122,3 +122,38 @@ describe("files a program reads through an option, and code fed on standard inpu
     }
   });
 });
+
+describe("variables that make a program load a file or run code name what it reads (yolo)", () => {
+  for (const line of [
+    "INPUTRC=secret-dir/token.txt bash -i < /dev/null",
+    "MAGIC=secret-dir/token.txt file src/app.ts",
+    "WGETRC=secret-dir/token.txt wget -q -O /dev/null http://127.0.0.1:9/ || true",
+    `PERL5DB='BEGIN { system("cat secret-dir/token.txt") }' perl -d -e 1`,
+    "VIMINIT='!cat secret-dir/token.txt' vim -es -c q",
+  ])
+    it(`refuses ${JSON.stringify(line)}`, async () => {
+      const s = await session({ mode: "yolo", files: SECRET, settings: DENY_READ });
+      expectReadDenied(await s.command(line));
+    });
+
+  it("the same variables naming other files run", async () => {
+    const s = await session({ mode: "yolo", files: SECRET, settings: DENY_READ });
+    await expectRunsWithoutTheToken(s, "INPUTRC=src/app.ts bash -c true");
+  });
+});
+
+describe("input sent to an interpreter's task is judged as a command line (yolo)", () => {
+  it("code that does not parse as a shell line could read anything: refused while a Read deny rule exists", async () => {
+    const s = await session({ mode: "yolo", files: SECRET, settings: DENY_READ });
+    const started = await s.command("python3 -i -q", { WaitMsBeforeAsync: 0 });
+    const TaskId = started.metadata.taskId as string;
+    expect(TaskId, started.text).toBeDefined();
+    const send = (Input: string) => s.run("manage_task", { Action: "send_input", TaskId, Input });
+    const built = await send('print(open("secret-dir/" + "token.txt").read())\n');
+    expectReadDenied(built);
+    expect(built.text).toContain("it does not parse as a shell command");
+    expectReadDenied(await send("import secret-dir/token.txt\n"));
+    const fed = await send("x = 42\n");
+    expect(fed.error, fed.text).toBe(false);
+  });
+});
