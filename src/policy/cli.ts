@@ -1,3 +1,4 @@
+import { isatty } from "node:tty";
 import type { Asker } from "./asker.js";
 import { createHeadlessAsker } from "./asker.js";
 import { APPROVAL_MODES, type ApprovalMode, parseApprovalMode } from "./modes.js";
@@ -23,7 +24,8 @@ export function cliPermissionOptions(flag: string | undefined): CliPermissionOpt
       throw new Error(`--approval-mode must be one of ${APPROVAL_MODES.join(", ")}; got "${flag}"`);
     }
   }
-  if (process.stdin.isTTY) {
+  // isatty, not process.stdin.isTTY: that makes the stdin stream, which a one-shot call never reads
+  if (isatty(0)) {
     const terminal = createTerminalAsker();
     return { approvalMode, defaultApprovalMode: "default", asker: terminal, close: () => terminal.close() };
   }
