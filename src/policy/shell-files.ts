@@ -149,6 +149,30 @@ function linkTarget(
   });
 }
 
+const RSYNC_VALUED = [
+  "-e",
+  "--rsh",
+  "--exclude",
+  "--include",
+  "-f",
+  "--filter",
+  "--files-from",
+  "-T",
+  "--temp-dir",
+];
+
+/** rsync copies as cp does; with `--remove-source-files` the files it sends leave their sources (a move). */
+function rsyncFiles(words: readonly ShellWord[]): FileTarget[] {
+  const copied = cp(words, RSYNC_VALUED);
+  const moves = words.some((word) => word.value === "--remove-source-files");
+  const sources = moves ? copied.filter((target) => target.kind === "read") : [];
+  return [
+    ...copied,
+    ...sources.map((source) => remove(source.word, { recursive: true, moves: true })),
+    ...(readsNamesFromList("rsync", words) ? [namesFromAList()] : []),
+  ];
+}
+
 function sedFiles(words: readonly ShellWord[]): FileTarget[] {
   const sed = readSed(words);
   return [
@@ -280,20 +304,7 @@ const HANDLERS: Record<string, Handler> = {
   touch: operandsAre("write", { valued: ["-d", "--date", "-t", "-r", "--reference"] }),
   mkdir: operandsAre("write", { valued: ["-m", "--mode", "--context"] }),
   mkfifo: operandsAre("write", { valued: ["-m", "--mode", "--context"] }),
-  rsync: (words) => [
-    ...cp(words, [
-      "-e",
-      "--rsh",
-      "--exclude",
-      "--include",
-      "-f",
-      "--filter",
-      "--files-from",
-      "-T",
-      "--temp-dir",
-    ]),
-    ...(readsNamesFromList("rsync", words) ? [namesFromAList()] : []),
-  ],
+  rsync: (words) => rsyncFiles(words),
   script: (words) => {
     const args = parseArgs(words, 1, { valued: SCRIPT_VALUED, permute: true });
     const logs = optionValues(

@@ -211,6 +211,29 @@ export function pathsInFedCode(stdinText: ShellWord): FileTarget[] {
   return pathsInCode([literalWord(""), stdinText]);
 }
 
+/**
+ * Archivers told to delete what they take (`tar --remove-files`, `zip -m`, `7z -sdel`): each path they
+ * are given is moved into the archive, a folder with all it holds.
+ */
+function removesWhatItTakes(name: string, words: readonly ShellWord[]): boolean {
+  const values = words.slice(1).map((word) => word.value);
+  const given = (pattern: RegExp) => values.some((value) => value !== undefined && pattern.test(value));
+  switch (name) {
+    case "tar":
+    case "bsdtar":
+    case "gtar":
+      return given(/^--remove-files$/);
+    case "zip":
+      return given(/^(-[A-Za-z0-9]*m[A-Za-z0-9]*|--move)$/);
+    case "7z":
+    case "7za":
+    case "7zr":
+      return given(/^-sdel$/);
+    default:
+      return false;
+  }
+}
+
 /** git subcommands that only read what their operands name (the rest may change it: `git rm`, `git checkout`). */
 const GIT_READS = new Set([
   "diff",
@@ -240,6 +263,7 @@ export function filesNamedByUnknownProgram(
   const readOnly = subcommand !== undefined && GIT_READS.has(subcommand);
   const targets: FileTarget[] = name === "git" ? gitHistoryReads(words, subcommand) : [];
   if (readsNamesFromList(name, words)) targets.push(namesFromAList());
+  const removes = removesWhatItTakes(name, words);
   if (interpreter || takesCode(name)) targets.push(...pathsInCode(words));
   let scriptSeen = false;
   for (const word of words.slice(1)) {
@@ -249,6 +273,7 @@ export function filesNamedByUnknownProgram(
     const onlyRead = readOnly || (interpreter && !scriptSeen && !word.value?.startsWith("-"));
     if (interpreter && !word.value?.startsWith("-")) scriptSeen = true;
     targets.push({ kind: "read", word: candidate, ...(onlyRead ? {} : { unknownUse: true }) });
+    if (removes) targets.push({ kind: "delete", word: candidate, recursive: true, moves: true });
   }
   return targets;
 }

@@ -319,3 +319,38 @@ describe("git and curl reach a denied file by other names (yolo, a committed sec
       await expectRunsWithoutTheToken(s, line);
   });
 });
+
+describe("an Edit deny rule holds against archivers that delete what they archive (yolo)", () => {
+  for (const line of [
+    "tar -cf x.tar --remove-files src",
+    "tar cf x.tar src --remove-files",
+    "zip -qrm x.zip src",
+    "zip -qr --move x.zip src",
+    "rsync -r --remove-source-files src/ ../out/",
+    "7z a -sdel x.7z src",
+  ])
+    it(`refuses ${JSON.stringify(line)}`, async () => {
+      const s = await session({
+        mode: "yolo",
+        files: SECRET,
+        settings: { permissions: { deny: ["Edit(src/**)"] } },
+      });
+      const result = await s.command(line);
+      expect(result.errorCode, result.text).toBe("denied");
+      expect(result.text).toMatch(/^Denied by rule deny Edit\(src\/\*\*\) \(settings given to Gantry\)/);
+      expect(s.exists("src/app.ts")).toBe(true);
+    });
+
+  it("archiving the folder without removing it runs", async () => {
+    const s = await session({
+      mode: "yolo",
+      files: SECRET,
+      settings: { permissions: { deny: ["Edit(src/**)"] } },
+    });
+    for (const line of ["tar -cf x.tar src", "zip -qr x.zip src"]) {
+      const result = await s.command(line);
+      expect(result.error, `${line}: ${result.text}`).toBe(false);
+    }
+    expect(s.exists("src/app.ts")).toBe(true);
+  });
+});
