@@ -154,22 +154,32 @@ export const namesFromAList = (): FileTarget => ({
  * line in a list (standard input, or a file) rather than by the words, read only when it runs.
  */
 export function readsNamesFromList(name: string, words: readonly ShellWord[]): boolean {
-  const values = words.slice(1).map((word) => word.value);
-  const given = (pattern: RegExp) => values.some((value) => value !== undefined && pattern.test(value));
-  switch (name) {
-    case "tar":
-    case "bsdtar":
-    case "gtar":
-      return given(/^(-[A-Za-z]*T.*|--files-from(=.*)?)$/);
-    case "zip":
-      return given(/^-[A-Za-z]*@[A-Za-z]*$/);
-    case "cpio":
-      return given(/^(-[A-Za-z]*[op][A-Za-z]*|--create|--pass-through)$/);
-    case "rsync":
-      return given(/^--files-from(=.*)?$/);
-    default:
-      return false;
-  }
+  return givenOption(words, LIST_OPTIONS[archiverFamily(name)]);
+}
+
+const LIST_OPTIONS: Record<string, RegExp | undefined> = {
+  tar: /^(-[A-Za-z]*T.*|--files-from(=.*)?)$/,
+  zip: /^-[A-Za-z]*@[A-Za-z]*$/,
+  cpio: /^(-[A-Za-z]*[op][A-Za-z]*|--create|--pass-through)$/,
+  rsync: /^--files-from(=.*)?$/,
+};
+const REMOVE_OPTIONS: Record<string, RegExp | undefined> = {
+  tar: /^--remove-files$/,
+  zip: /^(-[A-Za-z0-9]*m[A-Za-z0-9]*|--move)$/,
+  "7z": /^-sdel$/,
+};
+
+/** tar, bsdtar and gtar are one family; so are 7z, 7za and 7zr. */
+function archiverFamily(name: string): string {
+  if (name === "bsdtar" || name === "gtar") return "tar";
+  return name === "7za" || name === "7zr" ? "7z" : name;
+}
+
+/** Whether a literal word after the program matches `option` (none: false). */
+function givenOption(words: readonly ShellWord[], option: RegExp | undefined): boolean {
+  return (
+    option !== undefined && words.slice(1).some((word) => word.value !== undefined && option.test(word.value))
+  );
 }
 
 /**
@@ -211,29 +221,6 @@ export function pathsInFedCode(stdinText: ShellWord): FileTarget[] {
   return pathsInCode([literalWord(""), stdinText]);
 }
 
-/**
- * Archivers told to delete what they take (`tar --remove-files`, `zip -m`, `7z -sdel`): each path they
- * are given is moved into the archive, a folder with all it holds.
- */
-function removesWhatItTakes(name: string, words: readonly ShellWord[]): boolean {
-  const values = words.slice(1).map((word) => word.value);
-  const given = (pattern: RegExp) => values.some((value) => value !== undefined && pattern.test(value));
-  switch (name) {
-    case "tar":
-    case "bsdtar":
-    case "gtar":
-      return given(/^--remove-files$/);
-    case "zip":
-      return given(/^(-[A-Za-z0-9]*m[A-Za-z0-9]*|--move)$/);
-    case "7z":
-    case "7za":
-    case "7zr":
-      return given(/^-sdel$/);
-    default:
-      return false;
-  }
-}
-
 /** git subcommands that only read what their operands name (the rest may change it: `git rm`, `git checkout`). */
 const GIT_READS = new Set([
   "diff",
@@ -263,7 +250,8 @@ export function filesNamedByUnknownProgram(
   const readOnly = subcommand !== undefined && GIT_READS.has(subcommand);
   const targets: FileTarget[] = name === "git" ? gitHistoryReads(words, subcommand) : [];
   if (readsNamesFromList(name, words)) targets.push(namesFromAList());
-  const removes = removesWhatItTakes(name, words);
+  // archivers told to delete what they take (`tar --remove-files`, `zip -m`, `7z -sdel`) move it out
+  const removes = givenOption(words, REMOVE_OPTIONS[archiverFamily(name)]);
   if (interpreter || takesCode(name)) targets.push(...pathsInCode(words));
   let scriptSeen = false;
   for (const word of words.slice(1)) {
