@@ -124,3 +124,10 @@ export function requote(value: string): string {
 export function spelled(word: ShellWord): string {
   return word.value !== undefined ? requote(word.value) : word.written;
 }
+
+/** Words joined by spaces, as a shell would hand them on (`eval a b`); unknown if any part is. */
+export function joinWords(words: readonly (ShellWord | undefined)[]): ShellWord {
+  const written = words.map((word) => word?.written ?? "").join(" ");
+  if (words.some((word) => word?.value === undefined)) return { written };
+  return { written, value: words.map((word) => word?.value).join(" ") };
+}

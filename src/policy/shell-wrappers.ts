@@ -7,8 +7,9 @@ import {
   SCRIPT_VALUED,
   XARGS_SHAPE,
 } from "./shell-args.js";
+import { fromStandardInput, unwrapRunner } from "./shell-runners.js";
 import { readSed } from "./shell-sed.js";
-import type { ShellWord } from "./shell-words.js";
+import { joinWords, type ShellWord } from "./shell-words.js";
 
 /**
  * Commands that run another command (SPEC §5: rules judge what will run): `timeout 5 rm x` runs
@@ -59,6 +60,69 @@ const SIMPLE_WRAPPERS: Record<string, SimpleWrapper> = {
   chronic: { transparent: true },
   catchsegv: { transparent: true },
   busybox: { transparent: true },
+  toybox: { transparent: true },
+  eatmydata: { transparent: true },
+  ccache: { transparent: true },
+  fakeroot: { valued: ["-l", "--lib", "--faked", "-i", "-s", "-b"], transparent: true },
+  "xvfb-run": {
+    valued: [
+      "-n",
+      "--server-num",
+      "-s",
+      "--server-args",
+      "-f",
+      "--auth-file",
+      "-e",
+      "--error-file",
+      "-p",
+      "-w",
+    ],
+    transparent: true,
+  },
+  "dbus-run-session": { valued: ["--config-file", "--dbus-daemon"], transparent: true },
+  numactl: {
+    valued: [
+      "-N",
+      "-C",
+      "-m",
+      "-i",
+      "-p",
+      "--cpunodebind",
+      "--physcpubind",
+      "--membind",
+      "--interleave",
+      "--preferred",
+    ],
+    transparent: true,
+  },
+  prlimit: { valued: ["-p", "--pid", "-o", "--output"], transparent: true, noCommandWith: ["-p", "--pid"] },
+  faketime: { valued: ["-m", "-f"], operands: 1, transparent: true },
+  proxychains: { valued: ["-f"], transparent: true },
+  proxychains4: { valued: ["-f"], transparent: true },
+  torsocks: {
+    valued: ["-u", "--user", "-p", "--pass", "-a", "--address", "-P", "--port"],
+    transparent: true,
+  },
+  tsocks: { transparent: true },
+  valgrind: { transparent: false },
+  firejail: { transparent: false },
+  "flatpak-spawn": { transparent: false },
+  chpst: {
+    valued: ["-u", "-U", "-b", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c", "-r", "-t"],
+    transparent: false,
+  },
+  gosu: { operands: 1, transparent: false },
+  "su-exec": { operands: 1, transparent: false },
+  setuidgid: { operands: 1, transparent: false },
+  "systemd-run": {
+    valued: [
+      ..."-p --property -u --unit -E --setenv --uid --gid --nice -M --machine -H --host --working-directory".split(
+        " ",
+      ),
+      ..."--slice --description --on-calendar --on-active --on-boot --on-startup --timer-property".split(" "),
+    ],
+    transparent: false,
+  },
   strace: {
     valued: ["-o", "-e", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-S", "-X", "-P"],
     transparent: true,
@@ -171,7 +235,7 @@ export function unwrapCommand(
     case "sqlite":
       return unwrapSqlite(words, stdin);
     default:
-      return undefined;
+      return unwrapRunner(name, words, stdin);
   }
 }
 
@@ -263,16 +327,6 @@ function shellRuns(words: readonly ShellWord[], args: ParsedArgs, stdin: Standar
       : { transparent: false, scriptFile: file };
   }
   return fromStandardInput(stdin);
-}
-
-function fromStandardInput(stdin: StandardInput): Unwrapped {
-  if (stdin.kind === "pipe") {
-    return { transparent: false, unknown: "it runs a script it reads from a pipe, known only when it runs" };
-  }
-  if (stdin.kind === "script") return { scripts: [stdin.text], transparent: true };
-  // `bash < x.sh` runs x.sh as `bash x.sh` does
-  if (stdin.kind === "file") return { transparent: false, scriptFile: stdin.word };
-  return { transparent: false };
 }
 
 /** `python3` with no script and no inline code runs what standard input says. */
@@ -405,11 +459,6 @@ function unwrapFlock(words: readonly ShellWord[]): Unwrapped {
 }
 
 /** Words joined by spaces, as `eval` and `sh -c "$*"` read them; unknown when one of them is. */
-export function joinWords(words: readonly (ShellWord | undefined)[]): ShellWord {
-  const written = words.map((word) => word?.written ?? "").join(" ");
-  if (words.some((word) => word?.value === undefined)) return { written };
-  return { written, value: words.map((word) => word?.value).join(" ") };
-}
 
 function orUnknown(word: ShellWord | undefined): ShellWord {
   return word ?? { written: "" };

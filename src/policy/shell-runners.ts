@@ -1,0 +1,295 @@
+import { hasOption, optionValues, parseArgs } from "./shell-args.js";
+import { joinWords, type ShellWord } from "./shell-words.js";
+import type { StandardInput, Unwrapped } from "./shell-wrappers.js";
+
+/**
+ * Programs that run a command they are given, beyond the plain wrappers (SPEC §5: rules judge what will
+ * run): package and environment runners (`npx rm x`, `uv run rm x`), debuggers and profilers (`gdb
+ * --args`, `perf stat`), terminal multiplexers (`tmux new -d 'rm x'`, `screen -dm rm x`), job queues
+ * (`at now <<< 'rm x'`), sandboxes (`bwrap … rm x`), `sg -c`, `entr`, GNU `parallel`.
+ */
+export function unwrapRunner(
+  name: string,
+  words: readonly ShellWord[],
+  stdin: StandardInput,
+): Unwrapped | undefined {
+  const sub = words[1]?.value;
+  switch (name) {
+    case "npx":
+    case "bunx":
+      return unwrapPackageRunner(words, 1);
+    case "npm":
+      return sub === "exec" || sub === "x" ? unwrapPackageRunner(words, 2) : undefined;
+    case "pnpm":
+    case "yarn":
+      return sub === "exec" || sub === "dlx" ? unwrapPackageRunner(words, 2) : undefined;
+    case "bun":
+      return sub === "x" ? unwrapPackageRunner(words, 2) : undefined;
+    case "bundle":
+      return sub === "exec" ? afterOptions(words, 2, [], false) : undefined;
+    case "uv":
+    case "poetry":
+    case "pipenv":
+    case "pdm":
+    case "hatch":
+    case "rye":
+    case "pixi":
+    case "conda":
+    case "mamba":
+    case "micromamba":
+      return sub === "run" ? afterOptions(words, 2, ENVIRONMENT_VALUED, false) : undefined;
+    case "perf":
+      return sub === "stat" || sub === "record" || sub === "trace" ? unwrapPerf(words) : undefined;
+    case "gdb": {
+      const at = words.findIndex((word) => word.value === "--args");
+      return at > 0 ? { inner: words.slice(at + 1), transparent: false } : undefined;
+    }
+    case "tmux":
+      return unwrapTmux(words);
+    case "screen":
+      return unwrapScreen(words);
+    case "at":
+    case "batch":
+      return unwrapAt(words, stdin);
+    case "sg":
+      return unwrapSg(words);
+    case "bwrap":
+      return unwrapBwrap(words);
+    case "entr":
+      return unwrapEntr(words);
+    case "parallel":
+      return unwrapParallel(words, stdin);
+    default:
+      return undefined;
+  }
+}
+
+/** How a shell (or `source`, `at`) that reads its script from standard input runs it. */
+export function fromStandardInput(stdin: StandardInput): Unwrapped {
+  if (stdin.kind === "pipe") {
+    return { transparent: false, unknown: "it runs a script it reads from a pipe, known only when it runs" };
+  }
+  if (stdin.kind === "script") return { scripts: [stdin.text], transparent: true };
+  // `bash < x.sh` runs x.sh as `bash x.sh` does
+  if (stdin.kind === "file") return { transparent: false, scriptFile: stdin.word };
+  return { transparent: false };
+}
+
+/** The command after the options from `from` on (`--` ends them). */
+function afterOptions(
+  words: readonly ShellWord[],
+  from: number,
+  valued: readonly string[],
+  transparent: boolean,
+): Unwrapped {
+  const args = parseArgs(words, from, { valued });
+  return { inner: words.slice(args.operandsAt), transparent };
+}
+
+const ENVIRONMENT_VALUED = [
+  ..."--with --with-requirements --with-editable --python -p --project --directory --package --extra --group".split(
+    " ",
+  ),
+  ..."--env-file --index --index-url --default-index --extra-index-url --find-links -n --name --prefix -e".split(
+    " ",
+  ),
+  ..."--environment --manifest-path".split(" "),
+];
+
+/** `npx [-c CMD | CMD ARGS]`, `npm exec`, `pnpm dlx`, `yarn exec`, `bunx`: `-c` runs a shell command. */
+function unwrapPackageRunner(words: readonly ShellWord[], from: number): Unwrapped {
+  const valued = [
+    "-c",
+    "--call",
+    "-p",
+    "--package",
+    "--prefix",
+    "--cache",
+    "--registry",
+    "-w",
+    "--workspace",
+  ];
+  const args = parseArgs(words, from, { valued });
+  const call = optionValues(args, "-c", "--call");
+  if (call.length > 0) return { scripts: call.map((word) => word ?? { written: "" }), transparent: false };
+  return { inner: words.slice(args.operandsAt), transparent: false };
+}
+
+const PERF_VALUED = [
+  ..."-o --output -e --event -r --repeat -x --field-separator -G --cgroup -C --cpu -F --freq -c --count".split(
+    " ",
+  ),
+  ..."--call-graph -m --mmap-pages -u --uid -I --interval-print --post --pre -D --delay -p --pid -t --tid".split(
+    " ",
+  ),
+];
+
+/** `perf stat|record|trace [options] COMMAND`: no command with `-p`/`-t` (it watches running ones). */
+function unwrapPerf(words: readonly ShellWord[]): Unwrapped | undefined {
+  const args = parseArgs(words, 2, { valued: PERF_VALUED });
+  if (hasOption(args, "-p", "--pid", "-t", "--tid")) return undefined;
+  return { inner: words.slice(args.operandsAt), transparent: false };
+}
+
+/** tmux commands that run a shell command, with the options of each that take a value. */
+const TMUX_RUNS: Record<string, string> = {
+  "new-session": "-c -e -F -f -n -s -t -x -y",
+  "new-window": "-c -e -F -n -t",
+  "split-window": "-c -e -l -t -F",
+  "respawn-pane": "-c -e -t",
+  "respawn-window": "-c -e -t",
+  "run-shell": "-c -d -t",
+  "display-popup": "-b -c -d -e -h -s -S -t -T -w -x -y",
+  "pipe-pane": "-t",
+  "if-shell": "-t",
+};
+const TMUX_ALIASES: Record<string, string> = {
+  new: "new-session",
+  neww: "new-window",
+  splitw: "split-window",
+  respawnp: "respawn-pane",
+  respawnw: "respawn-window",
+  run: "run-shell",
+  popup: "display-popup",
+  pipep: "pipe-pane",
+  if: "if-shell",
+};
+
+/**
+ * `tmux [-c CMD] SUBCOMMAND … [\; SUBCOMMAND …]`: a shell command given as one word runs through the
+ * shell, as several words directly; `send-keys` types into a terminal what only running shows.
+ */
+function unwrapTmux(words: readonly ShellWord[]): Unwrapped | undefined {
+  const global = parseArgs(words, 1, { valued: ["-c", "-f", "-L", "-S", "-T"] });
+  const scripts: ShellWord[] = optionValues(global, "-c").map((word) => word ?? { written: "" });
+  const inner: ShellWord[][] = [];
+  let unknown: string | undefined;
+  let command: ShellWord[] = [];
+  const finish = () => {
+    const sub = command[0]?.value;
+    if (sub === "send-keys" || sub === "send")
+      unknown = "it types keys into a terminal, a command known only when it runs";
+    else if (sub !== undefined) {
+      const full = Object.hasOwn(TMUX_ALIASES, sub) ? (TMUX_ALIASES[sub] as string) : sub;
+      const valued = Object.hasOwn(TMUX_RUNS, full) ? TMUX_RUNS[full]?.split(" ") : undefined;
+      const args = valued && parseArgs(command, 1, { valued });
+      // if-shell's first operand is its shell command; the others are tmux commands
+      const operands = args
+        ? command.slice(args.operandsAt, full === "if-shell" ? args.operandsAt + 1 : undefined)
+        : [];
+      if (operands.length === 1) scripts.push(operands[0] as ShellWord);
+      else if (operands.length > 1) inner.push(operands);
+    }
+    command = [];
+  };
+  for (const word of words.slice(global.operandsAt)) {
+    if (word.value === ";") finish();
+    else command.push(word);
+  }
+  finish();
+  if (scripts.length === 0 && inner.length === 0 && !unknown) return undefined;
+  return { scripts, ...(inner[0] ? { inner: inner[0] } : {}), transparent: false, unknown };
+}
+
+/** `screen [options] [COMMAND…]`; `-X` sends a command (`stuff` types keys) to a running session. */
+function unwrapScreen(words: readonly ShellWord[]): Unwrapped | undefined {
+  const args = parseArgs(words, 1, {
+    valued: ["-S", "-c", "-e", "-h", "-p", "-s", "-t", "-T", "-X", "-Logfile"],
+  });
+  if (hasOption(args, "-X"))
+    return {
+      transparent: false,
+      unknown: "it sends a running screen keys or commands known only when it runs",
+    };
+  if (hasOption(args, "-r", "-R", "-x", "-ls", "-list", "-wipe", "-v")) return undefined;
+  const inner = words.slice(args.operandsAt);
+  return inner.length > 0 ? { inner, transparent: false } : undefined;
+}
+
+/** `at [options] TIME` and `batch` read the commands they queue from standard input or `-f FILE`. */
+function unwrapAt(words: readonly ShellWord[], stdin: StandardInput): Unwrapped | undefined {
+  const args = parseArgs(words, 1, { valued: ["-f", "-q", "-t"], permute: true });
+  if (hasOption(args, "-l", "-r", "-d", "-c")) return undefined;
+  const file = optionValues(args, "-f")[0];
+  if (file) return { transparent: false, scriptFile: file };
+  return { ...fromStandardInput(stdin), transparent: false };
+}
+
+/** `sg GROUP [-c] COMMAND`: the command runs through `/bin/sh -c`. */
+function unwrapSg(words: readonly ShellWord[]): Unwrapped | undefined {
+  const rest = words.slice(words[1]?.value === "-" ? 2 : 1).slice(1);
+  const script = rest[0]?.value === "-c" ? rest.slice(1) : rest;
+  if (script.length === 0) return undefined;
+  return { scripts: [joinWords(script)], transparent: false };
+}
+
+/** bubblewrap's options and how many words each takes; the first other word is the command. */
+const BWRAP_TWO = new Set(
+  "--bind --bind-try --dev-bind --dev-bind-try --ro-bind --ro-bind-try --symlink --setenv --chmod --file --bind-data --ro-bind-data --overlay-src".split(
+    " ",
+  ),
+);
+const BWRAP_ONE = new Set(
+  "--tmpfs --dir --proc --dev --mqueue --chdir --unsetenv --uid --gid --hostname --exec-label --file-label --lock-file --sync-fd --info-fd --json-status-fd --block-fd --userns-block-fd --seccomp --add-seccomp-fd --cap-add --cap-drop --perms --size --argv0 --userns --userns2 --pidns --remount-ro --args --tmp-overlay --ro-overlay --overlay".split(
+    " ",
+  ),
+);
+
+function unwrapBwrap(words: readonly ShellWord[]): Unwrapped | undefined {
+  let at = 1;
+  while (at < words.length) {
+    const value = words[at]?.value;
+    if (value === "--") {
+      at++;
+      break;
+    }
+    if (value === undefined || !value.startsWith("-")) break;
+    at += BWRAP_TWO.has(value) ? 3 : BWRAP_ONE.has(value) ? 2 : 1;
+  }
+  const inner = words.slice(at);
+  return inner.length > 0 ? { inner, transparent: false } : undefined;
+}
+
+/** `entr [options] COMMAND…` runs it when a file changes; with `-s` its first word is a shell script. */
+function unwrapEntr(words: readonly ShellWord[]): Unwrapped | undefined {
+  const args = parseArgs(words, 1, {});
+  const inner = words.slice(args.operandsAt);
+  if (inner.length === 0) return undefined;
+  if (hasOption(args, "-s")) return { scripts: [inner[0] as ShellWord], transparent: false };
+  return { inner, transparent: false };
+}
+
+const PARALLEL_VALUED = [
+  ..."-j --jobs -S --sshlogin --joblog --results --res -a --arg-file -d --delimiter -I --colsep -C -N -n".split(
+    " ",
+  ),
+  ..."--max-args --tmpdir --timeout --delay --retries --workdir --wd --env --memfree --load -L --max-lines".split(
+    " ",
+  ),
+  ..."-E --eof --tag-string --basefile --bf --sshloginfile --slf --halt --termseq --rpl --tagstring".split(
+    " ",
+  ),
+];
+const PARALLEL_INPUTS = /^:{3,4}\+?$/;
+
+/**
+ * GNU parallel: `parallel CMD ::: ARGS` runs CMD with each argument (a one-word CMD through the shell);
+ * with no CMD, each argument (or each line of its input) is a command.
+ */
+function unwrapParallel(words: readonly ShellWord[], stdin: StandardInput): Unwrapped {
+  const split = words.findIndex((word, at) => at > 0 && PARALLEL_INPUTS.test(word.value ?? ""));
+  const head = split < 0 ? words : words.slice(0, split);
+  const args = parseArgs(head, 1, { valued: PARALLEL_VALUED });
+  const command = head.slice(args.operandsAt);
+  if (command.length === 1 && /\s/.test(command[0]?.value ?? "")) {
+    return { scripts: [command[0] as ShellWord], transparent: false };
+  }
+  if (command.length > 0) return { inner: command, transparent: false, openEnded: true };
+  if (split >= 0) {
+    const inputs = words.slice(split + 1).filter((word) => !PARALLEL_INPUTS.test(word.value ?? ""));
+    return { scripts: inputs, transparent: false };
+  }
+  return stdin.kind === "script"
+    ? { scripts: [stdin.text], transparent: false }
+    : { transparent: false, unknown: "it runs commands it reads from its input, known only when it runs" };
+}
