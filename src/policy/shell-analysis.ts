@@ -167,6 +167,8 @@ interface CommandContext {
   stdin: StandardInput;
   /** xargs adds arguments from its standard input. */
   openEnded?: boolean;
+  /** The runner around it vouches for it (`npx vitest`): deny and ask rules judge it, allow rules the runner. */
+  vouched?: boolean;
 }
 
 function interpretCommand(words: ShellWord[], assigns: ShellWord[], state: State, context: CommandContext) {
@@ -187,7 +189,9 @@ function interpretCommand(words: ShellWord[], assigns: ShellWord[], state: State
   const runsSomething = (unwrapped?.inner?.length ?? 0) > 0 || (unwrapped?.scripts?.length ?? 0) > 0;
   const run = programRun(words, assigns, {
     unknown: unwrapped?.unknown ?? git?.unknown ?? inOptions?.unknown,
-    wrapper: unwrapped?.transparent === true && runsSomething && isSystemProgram(program.value),
+    wrapper:
+      (unwrapped?.transparent === true && runsSomething && isSystemProgram(program.value)) ||
+      context.vouched === true,
     openEnded: context.openEnded,
     spelling: git?.spelling,
   });
@@ -216,7 +220,11 @@ function interpretCommand(words: ShellWord[], assigns: ShellWord[], state: State
   if (unwrapped?.chdir) moveFolders("cd", [literalWord("cd"), unwrapped.chdir], state);
   const next = { level: context.level + 1, stdin: context.stdin };
   if (unwrapped?.inner && unwrapped.inner.length > 0) {
-    interpretCommand(unwrapped.inner, [], state, { ...next, openEnded: unwrapped.openEnded });
+    interpretCommand(unwrapped.inner, [], state, {
+      ...next,
+      openEnded: unwrapped.openEnded,
+      vouched: unwrapped.vouched,
+    });
   }
   for (const command of find?.commands ?? []) {
     if (command.length > 0) interpretCommand(command, [], state, { ...next, stdin: { kind: "none" } });

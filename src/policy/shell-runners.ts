@@ -26,7 +26,7 @@ export function unwrapRunner(
     case "bun":
       return sub === "x" ? unwrapPackageRunner(words, 2) : undefined;
     case "bundle":
-      return sub === "exec" ? afterOptions(words, 2, [], false) : undefined;
+      return sub === "exec" ? afterOptions(words, 2, []) : undefined;
     case "uv":
     case "poetry":
     case "pipenv":
@@ -37,7 +37,7 @@ export function unwrapRunner(
     case "conda":
     case "mamba":
     case "micromamba":
-      return sub === "run" ? afterOptions(words, 2, ENVIRONMENT_VALUED, false) : undefined;
+      return sub === "run" ? afterOptions(words, 2, ENVIRONMENT_VALUED) : undefined;
     case "perf":
       return sub === "stat" || sub === "record" || sub === "trace" ? unwrapPerf(words) : undefined;
     case "gdb": {
@@ -75,15 +75,10 @@ export function fromStandardInput(stdin: StandardInput): Unwrapped {
   return { transparent: false };
 }
 
-/** The command after the options from `from` on (`--` ends them). */
-function afterOptions(
-  words: readonly ShellWord[],
-  from: number,
-  valued: readonly string[],
-  transparent: boolean,
-): Unwrapped {
+/** An environment runner's command, after the options from `from` on (`--` ends them); its line vouches for it. */
+function afterOptions(words: readonly ShellWord[], from: number, valued: readonly string[]): Unwrapped {
   const args = parseArgs(words, from, { valued });
-  return { inner: words.slice(args.operandsAt), transparent };
+  return { inner: words.slice(args.operandsAt), transparent: false, vouched: true };
 }
 
 const ENVIRONMENT_VALUED = [
@@ -112,7 +107,7 @@ function unwrapPackageRunner(words: readonly ShellWord[], from: number): Unwrapp
   const args = parseArgs(words, from, { valued });
   const call = optionValues(args, "-c", "--call");
   if (call.length > 0) return { scripts: call.map((word) => word ?? { written: "" }), transparent: false };
-  return { inner: words.slice(args.operandsAt), transparent: false };
+  return { inner: words.slice(args.operandsAt), transparent: false, vouched: true };
 }
 
 const PERF_VALUED = [

@@ -24,6 +24,11 @@ export interface Unwrapped {
   transparent: boolean;
   /** It adds arguments read from standard input (xargs). */
   openEnded?: boolean;
+  /**
+   * The runner's own line is what allow rules judge (`Bash(npx vitest:*)` allows `npx vitest run`, as
+   * in Claude Code): the command it runs needs no allow rule of its own; deny and ask rules judge it.
+   */
+  vouched?: boolean;
   /** Why what it runs is known only when it runs. */
   unknown?: string;
   /** The folder it runs the command in (`env -C dir`). */

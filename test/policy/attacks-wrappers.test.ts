@@ -104,3 +104,24 @@ describe("deny Bash(rm:*) sees through programs that run a command (yolo)", () =
     expect(s.asked.map((request) => request.subjects[0])).toEqual(["gosu root cat victim"]);
   });
 });
+
+describe("an allow rule for a package or environment runner's line covers the command it runs", () => {
+  it("Bash(npx --offline cat:*) and Bash(uv run cat:*) allow their lines; deny rules still see inside", async () => {
+    const s = await session({
+      mode: "default",
+      files: FILES,
+      settings: {
+        permissions: {
+          allow: ["Bash(npx --offline cat:*)", "Bash(uv run cat:*)", "Bash(npx:*)"],
+          deny: ["Bash(rm:*)"],
+        },
+      },
+    });
+    // allowed, so they run (and fail: nothing is cached, uv may be missing); nothing was asked
+    for (const line of ["npx --offline cat victim", "uv run cat victim"])
+      expect((await s.command(line)).text, line).toMatch(/^Exit code [1-9]/);
+    expect(s.asked).toEqual([]);
+    expect((await s.command("npx rm victim")).errorCode).toBe("denied");
+    expect(s.exists("victim")).toBe(true);
+  });
+});
