@@ -117,9 +117,9 @@ describe("an allow rule for a package or environment runner's line covers the co
         },
       },
     });
-    // allowed, so they run (and fail: nothing is cached, uv may be missing); nothing was asked
+    // allowed, so they run (whether npx finds a cat or uv is installed is this machine's); nothing was asked
     for (const line of ["npx --offline cat victim", "uv run cat victim"])
-      expect((await s.command(line)).text, line).toMatch(/^Exit code [1-9]/);
+      expect((await s.command(line)).text, line).toMatch(/^Exit code \d+ after/);
     expect(s.asked).toEqual([]);
     expect((await s.command("npx rm victim")).errorCode).toBe("denied");
     expect(s.exists("victim")).toBe(true);
