@@ -254,9 +254,18 @@ export function filesNamedByUnknownProgram(
   const removes = givenOption(words, REMOVE_OPTIONS[archiverFamily(name)]);
   if (interpreter || takesCode(name)) targets.push(...pathsInCode(words));
   let scriptSeen = false;
-  for (const word of words.slice(1)) {
-    const candidate = pathPart(word);
-    if (!candidate) continue;
+  // git -C DIR: the words after its subcommand are paths from DIR (the words before it are judged as given)
+  const gitAt = name === "git" ? gitSubcommandAt(words) : undefined;
+  const movesGit = gitAt !== undefined && words.slice(1, gitAt).some((word) => word.value === "-C");
+  const inGitFolder = movesGit ? gitFolderOf(words) : undefined;
+  for (const [at, word] of words.entries()) {
+    if (at === 0) continue;
+    const named = pathPart(word);
+    if (!named) continue;
+    const candidate =
+      inGitFolder && gitAt !== undefined && at > gitAt && named.value !== undefined
+        ? inGitFolder(named.value)
+        : named;
     // an interpreter's script is run, so read; the words after it are the script's to use
     const onlyRead = readOnly || (interpreter && !scriptSeen && !word.value?.startsWith("-"));
     if (interpreter && !word.value?.startsWith("-")) scriptSeen = true;
@@ -511,11 +520,17 @@ function pathPart(word: ShellWord): ShellWord | undefined {
 }
 
 function gitSubcommand(words: readonly ShellWord[]): string | undefined {
+  const at = gitSubcommandAt(words);
+  return at === undefined ? undefined : words[at]?.value;
+}
+
+/** Where git's subcommand word is (after its own options); undefined when only running tells. */
+function gitSubcommandAt(words: readonly ShellWord[]): number | undefined {
   for (let at = 1; at < words.length; at++) {
     const value = words[at]?.value;
     if (value === undefined) return undefined;
     if (value === "-C" || value === "-c" || value === "--git-dir" || value === "--work-tree") at++;
-    else if (!value.startsWith("-")) return value;
+    else if (!value.startsWith("-")) return at;
   }
   return undefined;
 }

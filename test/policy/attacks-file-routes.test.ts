@@ -124,6 +124,9 @@ const PROTECTED_ROUTES = [
   "tar -cf x.tar --remove-files .agents/hooks.json",
   "zip -qm x.zip .agents/hooks.json",
   "git init -q . && git add src && git rm -q --cached src/app.ts && git rm -qf .agents/hooks.json",
+  // git -C: the paths after the subcommand lead from the folder it names
+  "git init -q . && git add -A && git -C .agents rm -qf hooks.json",
+  "git init -q . && git add -A && git -C src -C ../.agents rm -qf hooks.json",
 ];
 
 describe("the protected files hold against programs that change the files they are given (yolo)", () => {
