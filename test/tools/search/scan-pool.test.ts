@@ -13,6 +13,7 @@ type Dist = {
   nodeSearch: typeof import("../../../src/tools/search/node-grep.js").nodeSearch;
   countInPool: typeof import("../../../src/tools/search/scan-pool.js").countInPool;
   defaultWorkerUrl: typeof import("../../../src/tools/search/scan-pool.js").defaultWorkerUrl;
+  idleScanWorkers: typeof import("../../../src/tools/search/scan-pool.js").idleScanWorkers;
   compileMatcher: typeof import("../../../src/tools/search/matcher.js").compileMatcher;
   checkSearchRoot: typeof import("../../../src/tools/search/ignore.js").checkSearchRoot;
   createSecretGuard: typeof import("../../../src/workspace/secrets.js").createSecretGuard;
@@ -191,6 +192,28 @@ describe("the Node engine's scan workers", () => {
     expect(outcome.threads).toBe(1);
     const alone = await search(req, { workers: 0 });
     expect({ ...outcome, threads: undefined }).toEqual({ ...alone, threads: undefined });
+  });
+
+  it("keeps a finished search's worker for the next search, which gets its own query's counts", async () => {
+    const req = request("alpha");
+    const files = ["src/m0/f00.ts", "src/m1/f01.ts", "src/m2/f02.ts"];
+    const url = dist.defaultWorkerUrl();
+    const counts = async (query: string) => {
+      const compiled = dist.compileMatcher(query, false, false);
+      if (!compiled.ok) throw new Error(compiled.message);
+      const options = { workers: 1, minFiles: 0, batchFiles: 1, callerScans: false };
+      return dist.countInPool({ ...req, query, files }, compiled.matcher, options);
+    };
+    // the search takes an idle worker where there is one (earlier tests leave some), and gives it back
+    const kept = Math.max(1, dist.idleScanWorkers(url));
+    const first = await counts("alpha");
+    expect(dist.idleScanWorkers(url)).toBe(kept);
+    const second = await counts("beta");
+    expect(dist.idleScanWorkers(url)).toBe(kept);
+    expect(first.threads).toBe(1);
+    expect(second.threads).toBe(1);
+    expect([...first.counts]).toEqual([2, 0, 0]);
+    expect([...second.counts]).toEqual([1, 1, 1]);
   });
 
   it("stops when the call is aborted", async () => {
