@@ -116,9 +116,41 @@ function createPatternGuard(patterns: readonly string[], exceptions: readonly st
  */
 function compileAnyGlob(globs: readonly string[]): (input: string) => boolean {
   if (globs.length === 0) return () => false;
-  const options = { nocase: true, dot: true };
-  const sources = globs.map((glob) => picomatch.makeRe(glob, options).source);
-  const combined = new RegExp(sources.map((source) => `(?:${source})`).join("|"), "i");
+  const combined = new RegExp(factoredSource(globs), "i");
   const literal = new Set(globs);
   return (input) => input !== "" && (combined.test(input) || literal.has(input));
+}
+
+/** Literal text around at most one `*` (`*.pem`, `id_rsa*`, `.env`), no `/`: a name's glob V8 matches fast. */
+const SIMPLE_GLOB = /^([^*?[\]{}()!+@\\/]*)(\*?)([^*?[\]{}()!+@\\/]*)$/;
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+
+/**
+ * The globs as one anchored alternation, the simple ones grouped by shape (`[^/]*(?:\.pem|\.key)`, one
+ * scan for all the extensions instead of one per glob: twice as fast on a walk's names); the others
+ * as picomatch's sources. Both match as picomatch does for a name (the built-in globs' tests hold it).
+ */
+function factoredSource(globs: readonly string[]): string {
+  const literals: string[] = [];
+  const prefixes: string[] = [];
+  const suffixes: string[] = [];
+  const others: string[] = [];
+  for (const glob of globs) {
+    const parts = SIMPLE_GLOB.exec(glob);
+    // `*` or `.*` would match "." and "..", which picomatch's `*` never does: left to picomatch
+    if (!parts || (parts[2] && !/[^.]/.test(`${parts[1]}${parts[3]}`))) {
+      others.push(`(?:${picomatch.makeRe(glob, { nocase: true, dot: true }).source})`);
+      continue;
+    }
+    const [, before = "", star, after = ""] = parts;
+    if (!star) literals.push(escapeRegExp(before));
+    else if (after === "") prefixes.push(escapeRegExp(before));
+    else if (before === "") suffixes.push(escapeRegExp(after));
+    else others.push(`${escapeRegExp(before)}[^/]*${escapeRegExp(after)}`);
+  }
+  const alternatives = [...others];
+  if (literals.length > 0) alternatives.unshift(`(?:${literals.join("|")})`);
+  if (prefixes.length > 0) alternatives.unshift(`(?:${prefixes.join("|")})[^/]*`);
+  if (suffixes.length > 0) alternatives.unshift(`[^/]*(?:${suffixes.join("|")})`);
+  return `^(?:${alternatives.join("|")})$`;
 }

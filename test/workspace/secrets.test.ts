@@ -142,7 +142,17 @@ describe("secret guard: the answer each glob gives on its own", () => {
   });
 
   it("and for patterns of other shapes the user adds (braces, classes, a star inside)", () => {
-    const patterns = ["*.{tok,cred}", "sec[0-9]*", "*private*", "a*b", "?oo"];
+    const patterns = [
+      "*.{tok,cred}",
+      "sec[0-9]*",
+      "*private*",
+      "a*b",
+      "?oo",
+      "config.*",
+      "a.*.b",
+      ".*rc",
+      "*.Tok",
+    ];
     const guard = createSecretGuard({ patterns });
     const all = [...DEFAULT_SECRET_PATTERNS, ...patterns];
     for (const name of [
@@ -155,9 +165,25 @@ describe("secret guard: the answer each glob gives on its own", () => {
       "axxb",
       "foo",
       "fo",
+      "config.",
+      "config.js",
+      "a..b",
+      "a.x.b",
+      ".bashrc",
+      ".rc",
+      "x.TOK",
     ]) {
       const expected = name !== "" && matches(all, name) && !matches(DEFAULT_SECRET_EXCEPTIONS, name);
       expect(guard.isSecretEntry(name, name), JSON.stringify(name)).toBe(expected);
     }
+  });
+});
+
+describe("secret guard: a star alone", () => {
+  it("matches every name but . and .., as picomatch's star does", () => {
+    const guard = createSecretGuard({ patterns: ["*"] });
+    expect(guard.isSecretEntry("..", "..")).toBe(false);
+    expect(guard.isSecretEntry("x", "x")).toBe(true);
+    expect(guard.isSecretEntry(".x", ".x")).toBe(true);
   });
 });
