@@ -196,7 +196,9 @@ const NAMES_ONLY_READS: Record<string, OptionShape> = {
     reads: ["--files0-from", "-X", "--exclude-from"],
   },
   date: {
-    valued: ["-f", "--file", "-r", "--reference", "-d", "--date", "-I", "--iso-8601", "--rfc-3339"],
+    // `-I[FMT]` takes its value attached only: `date -I -f F` still reads F
+    valued: ["-f", "--file", "-r", "--reference", "-d", "--date", "--rfc-3339"],
+    attachedOnly: ["-I"],
     reads: ["-f", "--file"],
   },
 };

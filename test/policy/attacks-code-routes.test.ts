@@ -97,6 +97,7 @@ describe("files a program reads through an option, and code fed on standard inpu
     "file -f secret-dir/token.txt",
     "du --files0-from=secret-dir/token.txt",
     "date -f secret-dir/token.txt",
+    "date -I -f secret-dir/token.txt",
     // code in a heredoc or a here-string
     `python3 <<< 'print(open("secret-dir/token.txt").read())'`,
     `python3 -c 'exec(open("/dev/stdin").read())' <<< 'print(open("secret-dir/token.txt").read())'`,
