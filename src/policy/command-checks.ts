@@ -181,7 +181,8 @@ async function fileChecks(effect: FileEffect, context: CheckContext): Promise<Ch
   const checks: Check[] = [];
   const relative = !path.isAbsolute(named);
   if (relative && effect.folders.unknown) {
-    const reason = "the folder it is relative to is known only when the command runs (a cd before it)";
+    const reason =
+      "the folder it is relative to is known only when the command runs (a cd before it, find -execdir)";
     checks.push(
       unknownTarget(effect, context, `${named} (${reason})`, nameMayBeProtected(named) || !!effect.recursive),
     );

@@ -214,10 +214,11 @@ function interpretCommand(words: ShellWord[], assigns: ShellWord[], state: State
     context.stdin.kind === "script" && (interpreter || takesCode(name))
       ? pathsInFedCode(context.stdin.text)
       : [];
+  // `make -C dir --eval …`, `env -C dir prog`: what it names and runs leads from there
+  if (unwrapped?.chdir) moveFolders("cd", [literalWord("cd"), unwrapped.chdir], state);
   for (const target of [...fileTargetsOf(name, operands), ...(find?.targets ?? []), ...named, ...fed])
     addFile(target, run.label, state);
   if (name === "cd" || name === "pushd" || name === "popd") moveFolders(name, words, state);
-  if (unwrapped?.chdir) moveFolders("cd", [literalWord("cd"), unwrapped.chdir], state);
   const next = { level: context.level + 1, stdin: context.stdin };
   if (unwrapped?.inner && unwrapped.inner.length > 0) {
     interpretCommand(unwrapped.inner, [], state, {
@@ -226,8 +227,15 @@ function interpretCommand(words: ShellWord[], assigns: ShellWord[], state: State
       vouched: unwrapped.vouched,
     });
   }
-  for (const command of find?.commands ?? []) {
-    if (command.length > 0) interpretCommand(command, [], state, { ...next, stdin: { kind: "none" } });
+  for (const [index, command] of (find?.commands ?? []).entries()) {
+    if (command.length === 0) continue;
+    // -execdir runs in each found file's folder: its relative paths lead from a folder only running tells
+    const inFound = find?.inFoundFolders[index] === true;
+    const wasUnknown = state.folders.unknown;
+    if (inFound) state.folders.unknown = true;
+    interpretCommand(command, [], state, { ...next, stdin: { kind: "none" } });
+    // the command ran in a process of its own: the shell itself is where it was
+    if (inFound) state.folders.unknown = wasUnknown;
   }
   const hidden = [...(git?.scripts ?? []), ...(inOptions?.scripts ?? [])];
   runScripts([...(unwrapped?.scripts ?? []), ...hidden], state, context.level);

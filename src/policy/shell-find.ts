@@ -12,6 +12,8 @@ export interface FindEffects {
   targets: FileTarget[];
   /** The commands of `-exec`, `-execdir`, `-ok` and `-okdir`, `{}` standing for each file found. */
   commands: ShellWord[][];
+  /** Per command: it runs in the folder of each file found (`-execdir`, `-okdir`), not the shell's. */
+  inFoundFolders: boolean[];
 }
 
 /** `find [-H|-L|-P] [START…] [EXPRESSION]`. */
@@ -36,13 +38,14 @@ export function readFind(words: readonly ShellWord[]): FindEffects {
   if (expression.deletes) targets.push(...starts.map((word) => remove(word, { recursive: true, onlyNames })));
   const found = { folders: starts, onlyNames };
   const commands = expression.commands.map((command) => command.map((word) => foundPath(word, found)));
-  return { targets, commands };
+  return { targets, commands, inFoundFolders: expression.inFoundFolders };
 }
 
 function readExpression(words: readonly ShellWord[], from: number) {
   const result = {
     targets: [] as FileTarget[],
     commands: [] as ShellWord[][],
+    inFoundFolders: [] as boolean[],
     names: [] as string[],
     alternatives: false,
     deletes: false,
@@ -54,6 +57,7 @@ function readExpression(words: readonly ShellWord[], from: number) {
     if (EXEC_ACTIONS.has(value)) {
       const end = commandEnd(words, at + 1);
       result.commands.push(words.slice(at + 1, end));
+      result.inFoundFolders.push(value === "-execdir" || value === "-okdir");
       at = end + 1;
       continue;
     }

@@ -19,10 +19,12 @@ export function unwrapRunner(
     case "bunx":
       return unwrapPackageRunner(words, 1);
     case "npm":
-      return sub === "exec" || sub === "x" ? unwrapPackageRunner(words, 2) : undefined;
     case "pnpm":
     case "yarn":
-      return sub === "exec" || sub === "dlx" ? unwrapPackageRunner(words, 2) : undefined;
+      return unwrapPackageManager(name, words);
+    case "make":
+    case "gmake":
+      return unwrapMake(words);
     case "bun":
       return sub === "x" ? unwrapPackageRunner(words, 2) : undefined;
     case "bundle":
@@ -37,7 +39,7 @@ export function unwrapRunner(
     case "conda":
     case "mamba":
     case "micromamba":
-      return sub === "run" ? afterOptions(words, 2, ENVIRONMENT_VALUED) : undefined;
+      return sub === "run" ? afterOptions(words, 2, ENVIRONMENT_VALUED, ["--directory"]) : undefined;
     case "perf":
       return sub === "stat" || sub === "record" || sub === "trace" ? unwrapPerf(words) : undefined;
     case "gdb": {
@@ -75,10 +77,24 @@ export function fromStandardInput(stdin: StandardInput): Unwrapped {
   return { transparent: false };
 }
 
-/** An environment runner's command, after the options from `from` on (`--` ends them); its line vouches for it. */
-function afterOptions(words: readonly ShellWord[], from: number, valued: readonly string[]): Unwrapped {
+/**
+ * An environment runner's command, after the options from `from` on (`--` ends them); its line vouches
+ * for it. `chdirWith`: options whose value is the folder it runs in (`uv run --directory DIR`).
+ */
+function afterOptions(
+  words: readonly ShellWord[],
+  from: number,
+  valued: readonly string[],
+  chdirWith: readonly string[] = [],
+): Unwrapped {
   const args = parseArgs(words, from, { valued });
-  return { inner: words.slice(args.operandsAt), transparent: false, vouched: true };
+  const chdir = optionValues(args, ...chdirWith)[0];
+  return {
+    inner: words.slice(args.operandsAt),
+    transparent: false,
+    vouched: true,
+    ...(chdir ? { chdir } : {}),
+  };
 }
 
 const ENVIRONMENT_VALUED = [
@@ -90,6 +106,36 @@ const ENVIRONMENT_VALUED = [
   ),
   ..."--environment --manifest-path".split(" "),
 ];
+
+/** Options of npm, pnpm and yarn before the subcommand: the folder they run in, and those taking a value. */
+const MANAGER_FOLDER = ["-C", "--dir", "--cwd", "--prefix"];
+const MANAGER_VALUED = [...MANAGER_FOLDER, "--filter", "-F", "-w", "--workspace", "--loglevel", "--reporter"];
+/** Options with which they run the command in each package of a workspace: folders only running tells. */
+const MANAGER_EACH = ["-r", "--recursive", "--filter", "-F", "-w", "--workspace", "--workspaces", "-ws"];
+
+/** `npm exec`/`npm x`, `pnpm exec`/`dlx`, `yarn exec`/`dlx`, after options such as `pnpm -C DIR`. */
+function unwrapPackageManager(name: string, words: readonly ShellWord[]): Unwrapped | undefined {
+  const global = parseArgs(words, 1, { valued: MANAGER_VALUED });
+  const sub = words[global.operandsAt]?.value;
+  const runs = sub === "exec" || (name === "npm" ? sub === "x" : sub === "dlx");
+  if (!runs) return undefined;
+  const unwrapped = unwrapPackageRunner(words, global.operandsAt + 1);
+  // npm's --prefix names where it looks for packages; the command still runs here
+  const folder = name === "npm" ? undefined : optionValues(global, ...MANAGER_FOLDER)[0];
+  const inEach = hasOption(global, ...MANAGER_EACH) ? { written: "each package's folder" } : undefined;
+  const chdir = inEach ?? folder;
+  return chdir ? { ...unwrapped, chdir } : unwrapped;
+}
+
+/** `make -C DIR …`: the makefile, its recipes and `--eval` lines run there (no command of its own). */
+function unwrapMake(words: readonly ShellWord[]): Unwrapped | undefined {
+  const valued = ["-C", "--directory", "-f", "--file", "--makefile", "-I", "--include-dir", "-j", "--jobs"];
+  const args = parseArgs(words, 1, { valued: [...valued, "-l", "-o", "-W", "--eval"], permute: true });
+  const folders = optionValues(args, "-C", "--directory");
+  if (folders.length === 0) return undefined;
+  const chdir = folders.length === 1 && folders[0] ? folders[0] : { written: "the folders of make -C" };
+  return { transparent: false, chdir };
+}
 
 /** `npx [-c CMD | CMD ARGS]`, `npm exec`, `pnpm dlx`, `yarn exec`, `bunx`: `-c` runs a shell command. */
 function unwrapPackageRunner(words: readonly ShellWord[], from: number): Unwrapped {
@@ -159,6 +205,7 @@ function unwrapTmux(words: readonly ShellWord[]): Unwrapped | undefined {
   const scripts: ShellWord[] = optionValues(global, "-c").map((word) => word ?? { written: "" });
   const inner: ShellWord[][] = [];
   let unknown: string | undefined;
+  let chdir: ShellWord | undefined;
   let command: ShellWord[] = [];
   const finish = () => {
     const sub = command[0]?.value;
@@ -172,6 +219,9 @@ function unwrapTmux(words: readonly ShellWord[]): Unwrapped | undefined {
       const operands = args
         ? command.slice(args.operandsAt, full === "if-shell" ? args.operandsAt + 1 : undefined)
         : [];
+      // its start directory (display-popup's is -d)
+      const start = args && optionValues(args, full === "display-popup" ? "-d" : "-c")[0];
+      if (start && operands.length > 0) chdir ??= start;
       if (operands.length === 1) scripts.push(operands[0] as ShellWord);
       else if (operands.length > 1) inner.push(operands);
     }
@@ -183,7 +233,7 @@ function unwrapTmux(words: readonly ShellWord[]): Unwrapped | undefined {
   }
   finish();
   if (scripts.length === 0 && inner.length === 0 && !unknown) return undefined;
-  return { scripts, ...(inner[0] ? { inner: inner[0] } : {}), transparent: false, unknown };
+  return { scripts, ...(inner[0] ? { inner: inner[0] } : {}), transparent: false, unknown, chdir };
 }
 
 /** `screen [options] [COMMAND…]`; `-X` sends a command (`stuff` types keys) to a running session. */
@@ -232,6 +282,7 @@ const BWRAP_ONE = new Set(
 
 function unwrapBwrap(words: readonly ShellWord[]): Unwrapped | undefined {
   let at = 1;
+  let chdir: ShellWord | undefined;
   while (at < words.length) {
     const value = words[at]?.value;
     if (value === "--") {
@@ -239,10 +290,11 @@ function unwrapBwrap(words: readonly ShellWord[]): Unwrapped | undefined {
       break;
     }
     if (value === undefined || !value.startsWith("-")) break;
+    if (value === "--chdir") chdir = words[at + 1] ?? { written: "--chdir" };
     at += BWRAP_TWO.has(value) ? 3 : BWRAP_ONE.has(value) ? 2 : 1;
   }
   const inner = words.slice(at);
-  return inner.length > 0 ? { inner, transparent: false } : undefined;
+  return inner.length > 0 ? { inner, transparent: false, ...(chdir ? { chdir } : {}) } : undefined;
 }
 
 /** `entr [options] COMMAND…` runs it when a file changes; with `-s` its first word is a shell script. */
@@ -276,15 +328,16 @@ function unwrapParallel(words: readonly ShellWord[], stdin: StandardInput): Unwr
   const head = split < 0 ? words : words.slice(0, split);
   const args = parseArgs(head, 1, { valued: PARALLEL_VALUED });
   const command = head.slice(args.operandsAt);
+  const workdir = optionValues(args, "--workdir", "--wd")[0];
+  const moved = workdir ? { chdir: workdir } : {};
   if (command.length === 1 && /\s/.test(command[0]?.value ?? "")) {
-    return { scripts: [command[0] as ShellWord], transparent: false };
+    return { scripts: [command[0] as ShellWord], transparent: false, ...moved };
   }
-  if (command.length > 0) return { inner: command, transparent: false, openEnded: true };
+  if (command.length > 0) return { inner: command, transparent: false, openEnded: true, ...moved };
   if (split >= 0) {
     const inputs = words.slice(split + 1).filter((word) => !PARALLEL_INPUTS.test(word.value ?? ""));
-    return { scripts: inputs, transparent: false };
+    return { scripts: inputs, transparent: false, ...moved };
   }
-  return stdin.kind === "script"
-    ? { scripts: [stdin.text], transparent: false }
-    : { transparent: false, unknown: "it runs commands it reads from its input, known only when it runs" };
+  if (stdin.kind === "script") return { scripts: [stdin.text], transparent: false, ...moved };
+  return { transparent: false, unknown: "it runs commands it reads from its input, known only when it runs" };
 }

@@ -47,6 +47,8 @@ interface SimpleWrapper extends OptionShape {
   transparent: boolean;
   /** Options with which it runs no command (`sudo -l`, `sudo -e FILE` edits files instead). */
   noCommandWith?: readonly string[];
+  /** Options whose value is the folder the command runs in (`unshare --wd DIR`, `sudo -D DIR`). */
+  chdirWith?: readonly string[];
 }
 
 const SIMPLE_WRAPPERS: Record<string, SimpleWrapper> = {
@@ -111,7 +113,7 @@ const SIMPLE_WRAPPERS: Record<string, SimpleWrapper> = {
   tsocks: { transparent: true },
   valgrind: { transparent: false },
   firejail: { transparent: false },
-  "flatpak-spawn": { transparent: false },
+  "flatpak-spawn": { valued: ["--directory"], chdirWith: ["--directory"], transparent: false },
   chpst: {
     valued: ["-u", "-U", "-b", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c", "-r", "-t"],
     transparent: false,
@@ -126,6 +128,7 @@ const SIMPLE_WRAPPERS: Record<string, SimpleWrapper> = {
       ),
       ..."--slice --description --on-calendar --on-active --on-boot --on-startup --timer-property".split(" "),
     ],
+    chdirWith: ["--working-directory"],
     transparent: false,
   },
   strace: {
@@ -134,7 +137,11 @@ const SIMPLE_WRAPPERS: Record<string, SimpleWrapper> = {
   },
   ltrace: { valued: ["-o", "-e", "-s", "-u", "-a", "-n"], transparent: true },
   sudo: {
-    valued: ["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--host"],
+    valued: [
+      ..."-u -g -h -p -C -D -r -t -U -T --user --group --host --chdir --prompt --role --type".split(" "),
+      ..."--close-from --other-user --command-timeout".split(" "),
+    ],
+    chdirWith: ["-D", "--chdir"],
     transparent: false,
     noCommandWith: ["-e", "--edit", "-l", "--list", "-v", "--validate", "-k", "-K", "-V"],
   },
@@ -166,9 +173,15 @@ const SIMPLE_WRAPPERS: Record<string, SimpleWrapper> = {
       "--propagation",
       "--setgroups",
     ],
+    chdirWith: ["-w", "--wd"],
     transparent: false,
   },
-  nsenter: { valued: ["-t", "--target", "-S", "--setuid", "-G", "--setgid"], transparent: false },
+  nsenter: {
+    valued: ["-t", "--target", "-S", "--setuid", "-G", "--setgid"],
+    attachedOnly: ["-w"],
+    chdirWith: ["-w", "--wd"],
+    transparent: false,
+  },
 };
 
 /** Files that are the command's own standard input: a shell or `source` reading one reads its stdin. */
@@ -248,7 +261,10 @@ function unwrapSimple(words: readonly ShellWord[], shape: SimpleWrapper): Unwrap
   const args = parseArgs(words, 1, shape);
   if (shape.noCommandWith && hasOption(args, ...shape.noCommandWith)) return { transparent: false };
   const start = args.operandsAt + (shape.operands ?? 0);
-  return { inner: words.slice(start), transparent: shape.transparent };
+  const moved = shape.chdirWith && args.options.find((option) => shape.chdirWith?.includes(option.name));
+  // `nsenter --wd` without a folder takes the target process's: known only when it runs
+  const chdir = moved ? (moved.value?.value ? moved.value : { written: moved.name }) : undefined;
+  return { inner: words.slice(start), transparent: shape.transparent, ...(chdir ? { chdir } : {}) };
 }
 
 /** `command -v rm` only looks `rm` up; `command rm x` runs it. */

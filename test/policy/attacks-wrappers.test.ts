@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { policySessions } from "./session-support.js";
 
@@ -122,6 +124,42 @@ describe("an allow rule for a package or environment runner's line covers the co
       expect((await s.command(line)).text, line).toMatch(/^Exit code \d+ after/);
     expect(s.asked).toEqual([]);
     expect((await s.command("npx rm victim")).errorCode).toBe("denied");
+    expect(s.exists("victim")).toBe(true);
+  });
+});
+
+const HOOKS = '{"gate":{"pre_tool_execution":[]}}\n';
+
+/** Programs that run a command in another folder: each rewrote .agents/hooks.json in yolo, or would where installed. */
+const IN_ANOTHER_FOLDER = [
+  "tmux new-session -d -c .agents 'echo x > hooks.json'",
+  "unshare --wd .agents sh -c 'echo x > hooks.json'",
+  "nsenter --wd=.agents sh -c 'echo x > hooks.json'",
+  "sudo -D .agents sh -c 'echo x > hooks.json'",
+  "systemd-run --working-directory=.agents sh -c 'echo x > hooks.json'",
+  "bwrap --bind / / --chdir .agents sh -c 'echo x > hooks.json'",
+  "flatpak-spawn --directory=.agents sh -c 'echo x > hooks.json'",
+  "parallel --workdir .agents 'echo x > hooks.json' ::: 1",
+  "uv run --directory .agents sh -c 'echo x > hooks.json'",
+  "pnpm -C .agents exec sh -c 'echo x > hooks.json'",
+  "yarn --cwd .agents exec sh -c 'echo x > hooks.json'",
+  "find .agents -name hooks.json -execdir sh -c 'echo x > hooks.json' \\;",
+  "make -C .agents -f /dev/null --eval 'x: ; echo x > hooks.json' x",
+];
+
+describe("the protected files hold against commands run in another folder (yolo)", () => {
+  for (const line of IN_ANOTHER_FOLDER)
+    it(`refuses ${JSON.stringify(line)}`, async () => {
+      const s = await session({ mode: "yolo", files: { ".agents/hooks.json": HOOKS } });
+      const result = await s.command(line);
+      expect(result.errorCode, result.text).toBe("denied");
+      expect(result.text).toMatch(/^Denied by protected files/);
+      expect(readFileSync(path.join(s.ws.root, ".agents/hooks.json"), "utf8")).toBe(HOOKS);
+    });
+
+  it("pnpm -C DIR exec is still seen through for deny rules", async () => {
+    const s = await session({ mode: "yolo", files: FILES, settings: DENY_RM });
+    expect((await s.command("pnpm -C . exec rm victim")).errorCode).toBe("denied");
     expect(s.exists("victim")).toBe(true);
   });
 });

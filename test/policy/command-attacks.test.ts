@@ -147,10 +147,15 @@ describe("allow rules cover what they name, not what it runs", () => {
       expect(result.errorCode, line).toBe("denied");
     }
     expect(s.exists("victim")).toBe(true);
-    // the command find runs, and the files it deletes (everything below `.` it finds), are asked about
+    // the command find runs, and the files it deletes (everything below `.` it finds), are asked about;
+    // -execdir runs in each found file's folder
     expect(s.asked.map((request) => request.subjects)).toEqual([
       ["rm {}", "."],
-      ["rm victim", "victim"],
+      [
+        "rm victim",
+        "victim (the folder it is relative to is known only when the command runs (a cd before it, find -execdir))",
+        "victim",
+      ],
       ["rm {}", "."],
       ["."],
     ]);
