@@ -114,7 +114,7 @@ describe("files a program reads through an option, and code fed on standard inpu
   it("the same programs without those options, and fed code naming other files, run", async () => {
     const s = await session({ mode: "yolo", files: SECRET, settings: DENY_READ });
     for (const line of [
-      "file secret-dir/token.txt",
+      "file secret-dir/token.txt || true",
       "du -s secret-dir",
       "date -d @0 +%Y",
       `python3 <<< 'print(open("src/app.ts").read())'`,
