@@ -2,7 +2,7 @@ import { parseArgs } from "./shell-args.js";
 import { commandsInAssignment, commandsInAssignmentWord, readGit } from "./shell-config-commands.js";
 import { baseName, type FileTarget, fileTargetsOf, knowsFilesOf } from "./shell-files.js";
 import { readFind } from "./shell-find.js";
-import { filesNamedByUnknownProgram, pathsInFedCode, takesCode } from "./shell-named-files.js";
+import { filesNamedByUnknownProgram, globListing, pathsInFedCode, takesCode } from "./shell-named-files.js";
 import { commandsInOptions } from "./shell-option-commands.js";
 import { type ParsedScript, parseShellScript, type ShNode } from "./shell-parser.js";
 import { literalWord, readWord, type ShellWord, spelled } from "./shell-words.js";
@@ -123,9 +123,21 @@ function walkScript(script: ParsedScript, state: State, level: number): void {
       case "Redirect":
         recordRedirect(node, script, state);
         break;
+      // `for f in dir/*`, `a=(dir/*)`: the shell lists the folders its globs name
+      case "WordIter":
+        for (const item of node.Items as ShNode[])
+          listGlob(readWord(item, script, state.home), "for … in", state);
+        break;
+      case "ArrayElem":
+        if (node.Value) listGlob(readWord(node.Value as ShNode, script, state.home), "an array", state);
+        break;
     }
     return true;
   });
+}
+
+function listGlob(word: ShellWord, via: string, state: State): void {
+  for (const target of globListing(word)) addFile(target, via, state);
 }
 
 function analyzeStatement(stmt: ShNode, script: ParsedScript, state: State, level: number, piped: boolean) {

@@ -1,4 +1,4 @@
-import { type OptionShape, optionValues, parseArgs } from "./shell-args.js";
+import { hasOption, type OptionShape, optionValues, parseArgs } from "./shell-args.js";
 import type { FileTarget } from "./shell-files.js";
 import { literalWord, type ShellWord } from "./shell-words.js";
 
@@ -207,9 +207,33 @@ function namesOnlyReads(name: string, words: readonly ShellWord[]): FileTarget[]
   const shape = Object.hasOwn(NAMES_ONLY_READS, name) ? NAMES_ONLY_READS[name] : undefined;
   if (!shape) return [];
   const args = parseArgs(words, 1, { ...shape, permute: true });
-  return optionValues(args, ...(shape.reads ?? [])).flatMap((word) =>
+  const reads: FileTarget[] = optionValues(args, ...(shape.reads ?? [])).flatMap((word) =>
     word && word.value !== "-" ? [{ kind: "read" as const, word }] : [],
   );
+  // du names what lies below each folder it is given, unless it only sums them up
+  const summed =
+    hasOption(args, "-s", "--summarize") ||
+    /^(0|--max-depth=0)$/.test(optionValues(args, "-d", "--max-depth")[0]?.value ?? "");
+  if (name === "du" && !summed) {
+    const folders = args.operands.length > 0 ? args.operands : [literalWord(".")];
+    reads.push(...folders.map((word) => ({ kind: "read" as const, word, lists: true, recursive: true })));
+  }
+  return reads;
+}
+
+/**
+ * The folder a glob lists as the shell expands it (`echo secret/*` lists secret, as `ls secret` does);
+ * a glob with wildcards before its last part lists what lies below its literal folder.
+ */
+export function globListing(word: ShellWord): FileTarget[] {
+  const pattern = word.pattern;
+  if (pattern === undefined) return [];
+  const parts = pattern.split("/");
+  const wild = parts.findIndex((part) => /[*?[]/.test(part));
+  if (wild < parts.length - 1 || parts.slice(-1)[0]?.includes("**"))
+    return [{ kind: "read", word, lists: true }];
+  const folder = parts.slice(0, -1).join("/") || (pattern.startsWith("/") ? "/" : ".");
+  return [{ kind: "read", word: literalWord(folder), lists: true }];
 }
 
 /**
@@ -247,7 +271,7 @@ export function filesNamedByUnknownProgram(
   words: readonly ShellWord[],
   interpreter: boolean,
 ): FileTarget[] {
-  if (NAMES_ONLY.has(name)) return namesOnlyReads(name, words);
+  if (NAMES_ONLY.has(name)) return [...namesOnlyReads(name, words), ...words.slice(1).flatMap(globListing)];
   const subcommand = name === "git" ? gitSubcommand(words) : undefined;
   const readOnly = subcommand !== undefined && GIT_READS.has(subcommand);
   const targets: FileTarget[] = name === "git" ? gitHistoryReads(words, subcommand) : [];

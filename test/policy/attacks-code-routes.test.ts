@@ -158,3 +158,27 @@ describe("input sent to an interpreter's task is judged as a command line (yolo)
     expect(fed.error, fed.text).toBe(false);
   });
 });
+
+describe("the names in a denied folder, listed by a glob or du (yolo)", () => {
+  for (const line of [
+    "echo secret-dir/*",
+    "printf '%s\\n' secret-dir/*",
+    "stat -c %n secret-dir/*",
+    "for f in secret-dir/*; do echo $f; done",
+    "a=(secret-dir/*); echo ${a[@]}",
+    "du -a secret-dir",
+    "du secret-dir",
+  ])
+    it(`refuses ${JSON.stringify(line)}, as ls secret-dir is`, async () => {
+      const s = await session({ mode: "yolo", files: SECRET, settings: DENY_READ });
+      const result = await s.command(line);
+      expectReadDenied(result);
+      expect(result.text).not.toContain("token.txt\n");
+    });
+
+  it("globs and du elsewhere run, and du -s of the denied folder names only it", async () => {
+    const s = await session({ mode: "yolo", files: SECRET, settings: DENY_READ });
+    for (const line of ["echo src/*", "for f in src/*; do echo $f; done", "du -a src", "du -s secret-dir"])
+      await expectRunsWithoutTheToken(s, line);
+  });
+});
