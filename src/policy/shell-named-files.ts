@@ -226,7 +226,8 @@ function namesOnlyReads(name: string, words: readonly ShellWord[]): FileTarget[]
  * a glob with wildcards before its last part lists what lies below its literal folder.
  */
 export function globListing(word: ShellWord): FileTarget[] {
-  const pattern = word.pattern;
+  // `*/` lists the folders of `.`, as `*` does
+  const pattern = word.pattern?.replace(/(.)\/+$/, "$1");
   if (pattern === undefined) return [];
   const parts = pattern.split("/");
   const wild = parts.findIndex((part) => /[*?[]/.test(part));

@@ -178,7 +178,14 @@ describe("the names in a denied folder, listed by a glob or du (yolo)", () => {
 
   it("globs and du elsewhere run, and du -s of the denied folder names only it", async () => {
     const s = await session({ mode: "yolo", files: SECRET, settings: DENY_READ });
-    for (const line of ["echo src/*", "for f in src/*; do echo $f; done", "du -a src", "du -s secret-dir"])
+    for (const line of [
+      "echo src/*",
+      "for f in src/*; do echo $f; done",
+      "for d in */; do echo $d; done",
+      "echo src/*/",
+      "du -a src",
+      "du -s secret-dir",
+    ])
       await expectRunsWithoutTheToken(s, line);
   });
 });
