@@ -19,6 +19,8 @@ export interface TmuxTerminal {
   /** tmux key names (`Enter`, `Escape`, `C-c`, `BTab`, `M-Enter`, `Up`) or literal text with `type`. */
   keys(...keys: string[]): Promise<void>;
   type(text: string): Promise<void>;
+  /** Types `text` and presses Enter: a request sent. */
+  enter(text: string): Promise<void>;
   /** A bracketed paste, as a terminal delivers pasted text to a program that asked for it. */
   paste(text: string): Promise<void>;
   screen(options?: { colour?: boolean }): Promise<string>;
@@ -72,6 +74,10 @@ export async function startGantryInTmux(args: string[], options: TmuxOptions): P
   return {
     keys: async (...keys) => void (await tmux("send-keys", ...keys)),
     type: async (text) => void (await tmux("send-keys", "-l", text)),
+    enter: async (text) => {
+      await tmux("send-keys", "-l", text);
+      await tmux("send-keys", "Enter");
+    },
     async paste(text) {
       const file = path.join(dir, "paste.txt");
       await writeFile(file, text);

@@ -5,9 +5,15 @@ import type { TempWorkspace } from "../../support/workspace.js";
 
 export { HAS_TMUX } from "../../support/tmux.js";
 
+export interface TuiResources {
+  server?: ModelServer;
+  ws?: TempWorkspace;
+  term?: TmuxTerminal;
+}
+
 /** The test's model server, workspace and terminal (set them in each test), ended after each one. */
-export function tuiResources(): { server?: ModelServer; ws?: TempWorkspace; term?: TmuxTerminal } {
-  const state: { server?: ModelServer; ws?: TempWorkspace; term?: TmuxTerminal } = {};
+export function tuiResources(): TuiResources {
+  const state: TuiResources = {};
   afterEach(async () => {
     await state.term?.close();
     await state.server?.close();
@@ -60,3 +66,12 @@ export function startTui(
 
 /** The editor's empty prompt: the UI is up and waits for input. */
 export const READY = "> Type a request";
+
+/** gantry started in the test's terminal against its model server and workspace, once its prompt shows (kept in
+ * `tui.term` before the wait, so a failed start is closed too). */
+export async function openTui(tui: TuiResources, start: TuiStart = {}): Promise<TmuxTerminal> {
+  if (!tui.server || !tui.ws) throw new Error("openTui needs the test's model server and workspace first");
+  tui.term = await startTui(tui.server, tui.ws, start);
+  await tui.term.waitFor(READY);
+  return tui.term;
+}

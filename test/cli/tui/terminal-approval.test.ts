@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type ModelServer, startModelServer } from "../../support/model-server.js";
 import type { TmuxTerminal } from "../../support/tmux.js";
 import { createTempWorkspace, type TempWorkspace } from "../../support/workspace.js";
-import { HAS_TMUX, READY, startTui, TUI_TEST, tuiResources } from "./support.js";
+import { HAS_TMUX, openTui, TUI_TEST, tuiResources } from "./support.js";
 
 const tui = tuiResources();
 
@@ -30,10 +30,8 @@ describe.skipIf(!HAS_TMUX)("the approval dialog", () => {
         { toolCalls: [rewrite(file, "newer\n")] },
         { text: "Wrote it twice." },
       ]);
-      tui.term = await startTui(tui.server, tui.ws);
-      await tui.term.waitFor(READY);
-      await tui.term.type("rewrite a.txt");
-      await tui.term.keys("Enter");
+      tui.term = await openTui(tui);
+      await tui.term.enter("rewrite a.txt");
       const dialog = await tui.term.waitFor("Permission needed: write_to_file");
       expect(dialog).toContain("Overwrite a.txt (2 lines): rewrite");
       expect(dialog).toContain("Waiting for your approval");
@@ -71,10 +69,8 @@ describe.skipIf(!HAS_TMUX)("the approval dialog", () => {
         text: "I will append instead.",
       },
     ]);
-    tui.term = await startTui(tui.server, tui.ws);
-    await tui.term.waitFor(READY);
-    await tui.term.type("rewrite a.txt");
-    await tui.term.keys("Enter");
+    tui.term = await openTui(tui);
+    await tui.term.enter("rewrite a.txt");
     await tui.term.waitFor("Permission needed: write_to_file");
     await tui.term.type("append a line instead");
     const typing = await tui.term.waitFor("✎ append a line instead");
@@ -100,10 +96,8 @@ describe.skipIf(!HAS_TMUX)("the approval dialog", () => {
         { toolCalls: [rewrite(file, "newer\n")] },
         { text: "Done again." },
       ]);
-      tui.term = await startTui(tui.server, tui.ws);
-      await tui.term.waitFor(READY);
-      await tui.term.type("rewrite a.txt");
-      await tui.term.keys("Enter");
+      tui.term = await openTui(tui);
+      await tui.term.enter("rewrite a.txt");
       await tui.term.waitFor("Yes, always (saved to ~/.agents/folder-permissions.json)");
       await tui.term.keys("3");
       await tui.term.waitFor("Done.");
@@ -117,10 +111,8 @@ describe.skipIf(!HAS_TMUX)("the approval dialog", () => {
       expect(readdirSync(path.join(tui.ws.home, ".gantry", "sessions"))).toHaveLength(1);
       await tui.term.close();
 
-      tui.term = await startTui(tui.server, tui.ws);
-      await tui.term.waitFor(READY);
-      await tui.term.type("once more");
-      await tui.term.keys("Enter");
+      tui.term = await openTui(tui);
+      await tui.term.enter("once more");
       const screen = await tui.term.waitFor("Done again.");
       expect(screen).not.toContain("Permission needed");
       expect(readFileSync(file, "utf8")).toBe("newer\n");
@@ -138,10 +130,8 @@ describe.skipIf(!HAS_TMUX)("the approval dialog", () => {
         text: "SQLite it is.",
       },
     ]);
-    tui.term = await startTui(tui.server, tui.ws);
-    await tui.term.waitFor(READY);
-    await tui.term.type("set up storage");
-    await tui.term.keys("Enter");
+    tui.term = await openTui(tui);
+    await tui.term.enter("set up storage");
     const dialog = await tui.term.waitFor("Which database?");
     expect(dialog).toMatch(/› 1\. Postgres\n {3}2\. SQLite\n {3}3\. Type your own answer/);
     await tui.term.keys("Down", "Enter");

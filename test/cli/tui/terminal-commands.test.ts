@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type ModelServer, startModelServer } from "../../support/model-server.js";
 import type { TmuxTerminal } from "../../support/tmux.js";
 import { createTempWorkspace, type TempWorkspace } from "../../support/workspace.js";
-import { HAS_TMUX, READY, startTui, TUI_TEST, tuiResources } from "./support.js";
+import { HAS_TMUX, openTui, startTui, TUI_TEST, tuiResources } from "./support.js";
 
 const tui = tuiResources();
 
@@ -71,8 +71,7 @@ describe.skipIf(!HAS_TMUX)("the terminal UI's controls", () => {
           usage: { input: 1_000, output: 100, cacheRead: 800 },
         },
       ]);
-      tui.term = await startTui(tui.server, tui.ws, { model: "anthropic:claude-sonnet-4-5", width: 140 });
-      await tui.term.waitFor(READY);
+      tui.term = await openTui(tui, { model: "anthropic:claude-sonnet-4-5", width: 140 });
       const footer = await ask(tui.term, "hello", "Priced answer.");
       expect(footer).toMatch(
         /anthropic:claude-sonnet-4-5 · default mode \(shift\+tab\) · 1% of 200k context · 1\.0k in · 100 out · \$0\.0045/,
@@ -119,8 +118,7 @@ describe.skipIf(!HAS_TMUX)("the terminal UI's controls", () => {
         text: "Fresh answer.",
       },
     ]);
-    tui.term = await startTui(tui.server, tui.ws);
-    await tui.term.waitFor(READY);
+    tui.term = await openTui(tui);
     await ask(tui.term, "tell me about bananas", "First answer.");
     await ask(tui.term, "and more", "Second answer.");
     await ask(tui.term, "/compact", "(compacted 2 earlier messages into a summary)");
@@ -144,8 +142,7 @@ describe.skipIf(!HAS_TMUX)("the terminal UI's controls", () => {
           text: "Still PELICAN.",
         },
       ]);
-      tui.term = await startTui(tui.server, tui.ws);
-      await tui.term.waitFor(READY);
+      tui.term = await openTui(tui);
       await ask(tui.term, "remember the code word", "The code word is PELICAN.");
       await tui.term.keys("C-d");
       await tui.term.waitForExit();
@@ -160,11 +157,9 @@ describe.skipIf(!HAS_TMUX)("the terminal UI's controls", () => {
       await tui.term.waitForExit();
       await tui.term.close();
 
-      tui.term = await startTui(tui.server, tui.ws);
-      await tui.term.waitFor(READY);
+      tui.term = await openTui(tui);
       await ask(tui.term, "something else", "A different session.");
-      await tui.term.type("/resume");
-      await tui.term.keys("Enter");
+      await tui.term.enter("/resume");
       const picker = await tui.term.waitFor("Resume a session");
       expect(picker).toMatch(/› 1\. remember the code word/);
       expect(picker).not.toMatch(/\d\. something else/); // the open session is not offered

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type ModelServer, startModelServer } from "../../support/model-server.js";
 import type { TmuxTerminal } from "../../support/tmux.js";
 import { createTempWorkspace, type TempWorkspace } from "../../support/workspace.js";
-import { HAS_TMUX, READY, startTui, TUI_TEST, tuiResources } from "./support.js";
+import { HAS_TMUX, openTui, READY, TUI_TEST, tuiResources } from "./support.js";
 
 const tui = tuiResources();
 
@@ -20,8 +20,7 @@ describe.skipIf(!HAS_TMUX)("the prompt editor", () => {
     async () => {
       tui.ws = await createTempWorkspace();
       tui.server = await startModelServer([{ text: "Got three lines." }, { text: "Got two more." }]);
-      tui.term = await startTui(tui.server, tui.ws);
-      await tui.term.waitFor(READY);
+      tui.term = await openTui(tui);
       await tui.term.paste("line one\nline two\nline three");
       const pasted = await tui.term.waitFor("  line three");
       expect(pasted).toMatch(/> line one\n {2}line two\n {2}line three/);
@@ -31,8 +30,7 @@ describe.skipIf(!HAS_TMUX)("the prompt editor", () => {
       expect(tui.server.requests).toHaveLength(1);
       expect(lastUserMessage(tui.server)).toContain("line one\nline two\nline three");
 
-      await tui.term.type("first\\");
-      await tui.term.keys("Enter");
+      await tui.term.enter("first\\");
       await tui.term.type("second");
       await tui.term.keys("M-Enter");
       await tui.term.type("third");
@@ -47,20 +45,16 @@ describe.skipIf(!HAS_TMUX)("the prompt editor", () => {
   it("keeps the history per workspace across sessions: Up recalls, Ctrl-R searches", TUI_TEST, async () => {
     tui.ws = await createTempWorkspace();
     tui.server = await startModelServer([{ text: "One." }, { text: "Two." }]);
-    tui.term = await startTui(tui.server, tui.ws);
-    await tui.term.waitFor(READY);
-    await tui.term.type("deploy the staging build");
-    await tui.term.keys("Enter");
+    tui.term = await openTui(tui);
+    await tui.term.enter("deploy the staging build");
     await tui.term.waitFor("One.");
-    await tui.term.type("check the logs");
-    await tui.term.keys("Enter");
+    await tui.term.enter("check the logs");
     await tui.term.waitFor("Two.");
     await tui.term.keys("C-d");
     expect(await tui.term.waitForExit()).toBe(0);
     await tui.term.close();
 
-    tui.term = await startTui(tui.server, tui.ws);
-    await tui.term.waitFor(READY);
+    tui.term = await openTui(tui);
     await tui.term.keys("Up");
     await tui.term.waitFor("> check the logs");
     await tui.term.keys("Up");
@@ -90,8 +84,7 @@ describe.skipIf(!HAS_TMUX)("the prompt editor", () => {
         text: "It exports nothing.",
       },
     ]);
-    tui.term = await startTui(tui.server, tui.ws);
-    await tui.term.waitFor(READY);
+    tui.term = await openTui(tui);
     await tui.term.type("explain @src/app");
     const popup = await tui.term.waitFor("› src/app.ts");
     expect(popup).toContain("src/apple.txt");
@@ -99,8 +92,7 @@ describe.skipIf(!HAS_TMUX)("the prompt editor", () => {
     await tui.term.keys("Tab");
     // accepted: the popup closed (tmux drops the trailing space the completion added)
     await tui.term.waitFor(/> explain @src\/app\.ts *\n─/);
-    await tui.term.type("please");
-    await tui.term.keys("Enter");
+    await tui.term.enter("please");
     await tui.term.waitFor("It exports nothing.");
     await tui.term.type("@.en");
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -116,25 +108,20 @@ describe.skipIf(!HAS_TMUX)("the prompt editor", () => {
       { text: "Thinking forever", stall: true },
       { expect: (request) => expect(request.text).toContain("after the cancel"), text: "Back again." },
     ]);
-    tui.term = await startTui(tui.server, tui.ws);
-    await tui.term.waitFor(READY);
-    await tui.term.type("the first request");
-    await tui.term.keys("Enter");
+    tui.term = await openTui(tui);
+    await tui.term.enter("the first request");
     await tui.term.waitFor("Thinking");
-    await tui.term.type("the second request");
-    await tui.term.keys("Enter");
+    await tui.term.enter("the second request");
     const queued = await tui.term.waitFor("↳ queued: the second request");
     expect(queued).not.toContain("> the second request"); // not echoed into the answer
     await tui.term.waitFor("Second done.");
     expect(tui.server.requests).toHaveLength(2);
 
-    await tui.term.type("a long one");
-    await tui.term.keys("Enter");
+    await tui.term.enter("a long one");
     await tui.term.waitFor("Thinking forever");
     await tui.term.keys("Escape");
     await tui.term.waitFor("(interrupted)");
-    await tui.term.type("after the cancel");
-    await tui.term.keys("Enter");
+    await tui.term.enter("after the cancel");
     await tui.term.waitFor("Back again.");
     tui.server.assertDone();
   });

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type ModelServer, startModelServer } from "../../support/model-server.js";
 import type { TmuxTerminal } from "../../support/tmux.js";
 import { createTempWorkspace, type TempWorkspace } from "../../support/workspace.js";
-import { HAS_TMUX, READY, startTui, TUI_TEST, tuiResources } from "./support.js";
+import { HAS_TMUX, openTui, TUI_TEST, tuiResources } from "./support.js";
 
 const tui = tuiResources();
 
@@ -31,10 +31,8 @@ describe.skipIf(!HAS_TMUX)("the terminal UI shows", () => {
     tui.server = await startModelServer([
       { text: ANSWER, delayMs: 2_500, usage: { input: 1_500, output: 60 } },
     ]);
-    tui.term = await startTui(tui.server, tui.ws, { env: { NO_COLOR: "" } });
-    await tui.term.waitFor(READY);
-    await tui.term.type("explain the plan");
-    await tui.term.keys("Enter");
+    tui.term = await openTui(tui, { env: { NO_COLOR: "" } });
+    await tui.term.enter("explain the plan");
     const thinking = await tui.term.waitFor(/⠋|⠙|⠹|⠸|⠼|⠴|⠦|⠧|⠇|⠏/);
     expect(thinking).toMatch(/Thinking · \d+s · esc to interrupt/);
     const screen = await tui.term.waitFor("const answer");
@@ -71,10 +69,8 @@ describe.skipIf(!HAS_TMUX)("the terminal UI shows", () => {
       },
       { text: "Ran it." },
     ]);
-    tui.term = await startTui(tui.server, tui.ws, { args: ["--approval-mode", "yolo"] });
-    await tui.term.waitFor(READY);
-    await tui.term.type("run it");
-    await tui.term.keys("Enter");
+    tui.term = await openTui(tui, { args: ["--approval-mode", "yolo"] });
+    await tui.term.enter("run it");
     const live = await tui.term.waitFor("│ first-line");
     expect(live).toContain("Running echo first-line; sleep 2;");
     expect(live).not.toContain("│ second-line");
@@ -102,10 +98,8 @@ describe.skipIf(!HAS_TMUX)("the terminal UI shows", () => {
         },
         { text: "Looked." },
       ]);
-      tui.term = await startTui(tui.server, tui.ws, { width: 160 });
-      await tui.term.waitFor(READY);
-      await tui.term.type("look around");
-      await tui.term.keys("Enter");
+      tui.term = await openTui(tui, { width: 160 });
+      await tui.term.enter("look around");
       const screen = await tui.term.waitFor("Looked.");
       expect(screen).toContain(
         'Read src/a.ts, src/b.ts, src/missing.ts · Search "alpha" in . (ctrl+o to expand)',
@@ -132,10 +126,8 @@ describe.skipIf(!HAS_TMUX)("the terminal UI shows", () => {
       },
       { text: "It runs in the background." },
     ]);
-    tui.term = await startTui(tui.server, tui.ws, { args: ["--approval-mode", "yolo"], width: 140 });
-    await tui.term.waitFor(READY);
-    await tui.term.type("start the server");
-    await tui.term.keys("Enter");
+    tui.term = await openTui(tui, { args: ["--approval-mode", "yolo"], width: 140 });
+    await tui.term.enter("start the server");
     const running = await tui.term.waitFor("It runs in the background.");
     expect(running).toContain("↳ still running as background task t1");
     await tui.term.waitFor(/0 out · 1 background task\n/);

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type ModelServer, startModelServer } from "../../support/model-server.js";
 import type { TmuxTerminal } from "../../support/tmux.js";
 import { createTempWorkspace, type TempWorkspace } from "../../support/workspace.js";
-import { HAS_TMUX, READY, startTui, TUI_TEST, tuiResources } from "./support.js";
+import { HAS_TMUX, openTui, startTui, TUI_TEST, tuiResources } from "./support.js";
 
 const tui = tuiResources();
 
@@ -26,8 +26,7 @@ describe.skipIf(!HAS_TMUX)("gantry in a terminal", () => {
     tui.server = await startModelServer([{ text: "## Plain\nanswer", usage: { input: 9, output: 3 } }]);
     tui.term = await startTui(tui.server, tui.ws, { env: { TERM: "dumb" } });
     await tui.term.waitFor("/help for commands");
-    await tui.term.type("hello");
-    await tui.term.keys("Enter");
+    await tui.term.enter("hello");
     const screen = await tui.term.waitFor("(1 model turn · 9 tokens in · 3 out)");
     expect(screen).toContain("## Plain\nanswer");
     expect(screen).not.toContain("────");
@@ -39,10 +38,8 @@ describe.skipIf(!HAS_TMUX)("gantry in a terminal", () => {
   it("with NO_COLOR keeps the terminal UI and leaves out every colour", TUI_TEST, async () => {
     tui.ws = await createTempWorkspace();
     tui.server = await startModelServer([{ text: "Use **bold** and `code`.\n\n```js\nconst x = 1;\n```\n" }]);
-    tui.term = await startTui(tui.server, tui.ws, { env: { NO_COLOR: "1" } });
-    await tui.term.waitFor(READY);
-    await tui.term.type("hi");
-    await tui.term.keys("Enter");
+    tui.term = await openTui(tui, { env: { NO_COLOR: "1" } });
+    await tui.term.enter("hi");
     await tui.term.waitFor("const x = 1;");
     const coloured = await tui.term.screen({ colour: true });
     expect(coloured).not.toMatch(/\x1b\[[0-9;]*(3[0-7]|9[0-7]|38;[0-9;]+)m/);
