@@ -63,18 +63,36 @@ function addressList(addresses: readonly ResolvedAddress[]): string {
   return addresses.map(({ address }) => address).join(", ");
 }
 
-/** `web.allowPrivateNetwork` entries: host names (covering their subdomains), addresses, CIDR ranges. */
+/**
+ * `web.allowPrivateNetwork` entries: host names (covering their subdomains), addresses, CIDR ranges.
+ * The ranges become a BlockList on the first check, not when the session starts (node:net's BlockList
+ * costs ms of start-up, and start-up is a benchmark target); a malformed entry still fails at once.
+ */
 function hostList(entries: readonly string[]): (host: string, address: string) => boolean {
-  const ranges = new BlockList();
+  const subnets: { network: string; prefix: number; family: "ipv4" | "ipv6" }[] = [];
   const names: string[] = [];
   for (const entry of entries) {
     const [network, prefix] = entry.trim().split("/");
     const family = isIP(normalizeHost(network ?? ""));
     if (prefix !== undefined && family !== 0) {
-      ranges.addSubnet(normalizeHost(network as string), Number(prefix), family === 6 ? "ipv6" : "ipv4");
+      const bits = family === 6 ? 128 : 32;
+      if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > bits)
+        throw new Error(
+          `web.allowPrivateNetwork entry "${entry}" has no valid prefix length: write a whole number from 0 to ${bits} after the "/" (such as 10.0.0.0/8).`,
+        );
+      subnets.push({
+        network: normalizeHost(network as string),
+        prefix: Number(prefix),
+        family: family === 6 ? "ipv6" : "ipv4",
+      });
     } else names.push(entry);
   }
+  let ranges: BlockList | undefined;
   return (host, address) => {
+    if (ranges === undefined) {
+      ranges = new BlockList();
+      for (const { network, prefix, family } of subnets) ranges.addSubnet(network, prefix, family);
+    }
     const ip = normalizeHost(address);
     const family = isIP(ip) === 6 ? "ipv6" : "ipv4";
     if (ranges.check(ip, family)) return true;

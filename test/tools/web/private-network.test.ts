@@ -145,6 +145,23 @@ describe("read_url_content refuses this machine and private networks", () => {
     expect((await fetchUrl(`http://[::1]:${port}/`)).errorCode).toBe("denied");
   });
 
+  it("accepts IPv6 ranges beside IPv4 ones, each judged by its own family", async () => {
+    const fetchUrl = await fetcher({ web: { allowPrivateNetwork: ["::1/128", "127.0.0.2/32"] } });
+    expect((await fetchUrl(`http://[::1]:${port}/`)).text).toContain("served by ::1");
+    expect((await fetchUrl(`http://127.0.0.2:${port}/`)).text).toContain("served by 127.0.0.2");
+    expect((await fetchUrl(`http://127.0.0.1:${port}/`)).errorCode).toBe("denied");
+  });
+
+  it("refuses a range whose prefix length is not one, naming the entry and the fix", () => {
+    for (const entry of ["10.0.0.0/33", "::1/129", "10.0.0.0/x", "10.0.0.0/", "10.0.0.0/-1"]) {
+      expect(() => createNetworkGuard({ allowPrivateNetwork: [entry] }), entry).toThrow(
+        new RegExp(
+          `web\\.allowPrivateNetwork entry "${entry.replace(/[.]/g, "\\.")}".*whole number from 0 to (32|128)`,
+        ),
+      );
+    }
+  });
+
   it("lets through a host an allow rule names, in default mode, and no other", async () => {
     const fetchUrl = await fetcher(
       { permissions: { allow: ["WebFetch(domain:127.0.0.1)", "WebFetch(domain:127.0.0.2)"] } },
