@@ -38,9 +38,15 @@ it("runs 20 concurrent sessions spread over both workers, each tool call once", 
   const repo = await createGitRepo(path.join(cluster.dir, "repo"), { "notes.md": "the answer is 42\n" });
   const log = path.join(cluster.dir, "calls.log");
   const ids: string[] = [];
+  // every session's first turn waits until all are submitted: a session that ended before the next one
+  // started would hand its connection on, and on a loaded machine all of them could reuse one connection
+  let allSubmitted = () => {};
+  const submitted = new Promise<void>((resolve) => {
+    allSubmitted = resolve;
+  });
   for (let n = 0; n < SESSIONS; n++) {
     const model = await startModelServer([
-      { toolCalls: [{ name: "view_file", args: { AbsolutePath: "notes.md" } }] },
+      { toolCalls: [{ name: "view_file", args: { AbsolutePath: "notes.md" } }], waitFor: submitted },
       {
         toolCalls: [
           {
@@ -59,6 +65,7 @@ it("runs 20 concurrent sessions spread over both workers, each tool call once", 
       ]),
     );
   }
+  allSubmitted();
   const ends = await Promise.all(
     ids.map((id) => waitForState(cluster, id, ["completed", "failed", "cancelled"], 240_000)),
   );

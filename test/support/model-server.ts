@@ -40,6 +40,8 @@ export type ScriptedTurn =
       usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
       /** Milliseconds to wait before the first byte. */
       delayMs?: number;
+      /** Waits for this before the first byte (a test's gate: every session's turn held until all started). */
+      waitFor?: Promise<unknown>;
       /** Sends the text and tool calls, then stalls before the turn's end (aborts mid-stream). */
       stall?: boolean;
       /** Sends the text and tool calls, then drops the connection (a network failure mid-stream). */
@@ -287,6 +289,7 @@ async function respond(
     return;
   }
   if (turn.delayMs) await new Promise((resolve) => setTimeout(resolve, turn.delayMs));
+  if (turn.waitFor) await turn.waitFor;
   const model = typeof body.model === "string" ? body.model : "scripted-model";
   const frames =
     protocol === "openai"
