@@ -163,7 +163,11 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
           undefined,
           `unknown mode "${params.modeId}"; the modes are ${APPROVAL_MODES.join(", ")}`,
         );
-      opened.agent.setApprovalMode(mode);
+      try {
+        opened.agent.setApprovalMode(mode);
+      } catch (cause) {
+        throw RequestError.invalidParams(undefined, (cause as Error).message);
+      }
       opened.updates.send({ sessionUpdate: "current_mode_update", currentModeId: mode });
       return {};
     });
@@ -233,7 +237,10 @@ function editorFilesOf(
 function modesOf(agent: Agent): SessionModeState {
   return {
     currentModeId: agent.session.permissions.mode ?? "default",
-    availableModes: APPROVAL_MODES.map((mode) => ({
+    // yolo is not offered when a settings file switched it off (permissions.disableBypassPermissionsMode)
+    availableModes: APPROVAL_MODES.filter(
+      (mode) => mode !== "yolo" || !agent.session.permissions.yoloDisabledBy,
+    ).map((mode) => ({
       id: mode,
       name: mode,
       description: MODE_DESCRIPTIONS[mode],

@@ -8,7 +8,7 @@ import type { WorkspaceTrust } from "../trust/workspace-trust.js";
 import { ALWAYS_ANSWERS_NAME, savedAllowRules } from "./always-answers.js";
 import { type ApprovalMode, parseApprovalMode } from "./modes.js";
 import type { RuleEntry, RuleKind } from "./rules.js";
-import { PermissionsSchema } from "./schema.js";
+import { ClaudePermissionsSchema } from "./schema.js";
 
 const RULE_KINDS: RuleKind[] = ["deny", "ask", "allow"];
 
@@ -35,6 +35,8 @@ export interface LoadedPermissions {
   ignored: { text: string; origin: string; why: string }[];
   /** The approval mode the files name, and the file that named it. */
   mode?: { mode: ApprovalMode; source: string };
+  /** `permissions.disableBypassPermissionsMode in <file>`: yolo may not be chosen in this session. */
+  yoloDisabledBy?: string;
   warnings: string[];
 }
 
@@ -63,9 +65,31 @@ export function loadPermissionSettings(options: LoadOptions): LoadedPermissions 
     user: {},
     workspace: {},
   };
-  for (const source of policySources(options, home)) {
-    if (source.raw === undefined) continue;
-    const section = readSection(source.shown, source.raw);
+  // for list_permissions and the session's start-up notices alike
+  const warn = (line: string) => {
+    loaded.warnings.push(line);
+    report.warnings.push(line);
+  };
+  const sources = policySources(options, home)
+    .filter((source) => source.raw !== undefined)
+    .map((source) => ({ source, section: readSection(source.shown, source.raw) }));
+  // it only narrows, so it counts from every file, trusted or not (the first file that says it is named)
+  const disabling = sources.find(({ section }) => section.permissions?.disableBypassPermissionsMode);
+  if (disabling) {
+    loaded.yoloDisabledBy = `permissions.disableBypassPermissionsMode in ${disabling.source.shown}`;
+    report.values.push({
+      key: "permissions.disableBypassPermissionsMode",
+      value: "disable",
+      file: disabling.source.shown,
+      origin: disabling.source.origin,
+      honoured: true,
+    });
+  }
+  for (const { source, section } of sources) {
+    if (section.permissions?.additionalDirectories !== undefined)
+      warn(
+        `permissions.additionalDirectories in ${source.shown} is not supported; ignored: Gantry's tools stay inside the workspace (open the session in a folder that holds those folders)`,
+      );
     for (const kind of RULE_KINDS) {
       for (const text of section.permissions?.[kind] ?? []) {
         const honoured = kind !== "allow" || source.trusted;
@@ -93,6 +117,12 @@ export function loadPermissionSettings(options: LoadOptions): LoadedPermissions 
         const why = source.untrustedWhy ?? "not trusted";
         recordMode(report, source, candidate, false, why, true);
         loaded.ignored.push({ text: `${candidate.key}: ${candidate.value}`, origin: source.shown, why });
+        continue;
+      }
+      if (candidate.mode === "yolo" && loaded.yoloDisabledBy) {
+        const why = `yolo is switched off by ${loaded.yoloDisabledBy}`;
+        recordMode(report, source, candidate, false, why);
+        warn(`${candidate.source} asks for yolo; ignored, ${why}`);
         continue;
       }
       if (candidate.mode === "yolo" && source.origin === "workspace") {
@@ -130,7 +160,7 @@ interface Candidate {
 /** `approvalMode` (native files) wins over Claude Code's `permissions.defaultMode` in the same place. */
 function modeCandidates(
   source: PolicySource,
-  section: { permissions?: z.infer<typeof PermissionsSchema>; approvalMode?: string },
+  section: { permissions?: z.infer<typeof ClaudePermissionsSchema>; approvalMode?: string },
 ): Candidate[] {
   const found: Candidate[] = [];
   const add = (key: string, value: string | undefined) => {
@@ -252,9 +282,9 @@ function savedAnswers(home: string, root: string): PolicySource {
 function readSection(
   file: string,
   raw: unknown,
-): { permissions?: z.infer<typeof PermissionsSchema>; approvalMode?: string } {
+): { permissions?: z.infer<typeof ClaudePermissionsSchema>; approvalMode?: string } {
   const schema = z.looseObject({
-    permissions: PermissionsSchema.optional(),
+    permissions: ClaudePermissionsSchema.optional(),
     approvalMode: z.string().optional(),
   });
   const parsed = schema.safeParse(raw);

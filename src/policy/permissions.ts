@@ -24,6 +24,11 @@ export interface SessionPermissions {
    */
   setMode(mode: ApprovalMode, source: string): void;
   /**
+   * `permissions.disableBypassPermissionsMode in <file>` when a settings file switched yolo off: the
+   * session may not be started or put in yolo (setMode throws), so a UI leaves it out of its choices.
+   */
+  readonly yoloDisabledBy: string | undefined;
+  /**
    * A subagent's own narrower mode (its agent file's `permissionMode`), under the agent that started it:
    * its calls run under the narrowest of the session's mode, its own and its parents' agents'. Never wider.
    */
@@ -77,6 +82,7 @@ export interface SessionPermissionsOptions {
 interface ResolvedPolicy {
   mode: ApprovalMode | undefined;
   modeSource: string;
+  yoloDisabledBy?: string;
   entries: RuleEntry[];
   ignored: { text: string; origin: string; why: string }[];
   warnings: string[];
@@ -131,7 +137,14 @@ export function createSessionPermissions(options: SessionPermissionsOptions): Se
     },
     setMode(mode, source) {
       if (parent) throw new Error("a worktree agent's approval mode follows its parent session's");
+      if (mode === "yolo" && resolved.yoloDisabledBy)
+        throw new Error(
+          `yolo is switched off by ${resolved.yoloDisabledBy}; choose default, auto-edit or plan`,
+        );
       own = { mode, source };
+    },
+    get yoloDisabledBy() {
+      return parent ? parent.yoloDisabledBy : resolved.yoloDisabledBy;
     },
     // a worktree agent's session keeps them where its parent does: the agent's id is the same there
     narrowAgent(agentId, parentId, mode) {
@@ -173,7 +186,22 @@ function resolvePolicy(
     trust: options.trust,
     ...(options.report ? { report: options.report } : {}),
   });
-  const policy = { entries: loaded.entries, ignored: loaded.ignored, warnings: loaded.warnings };
+  const policy = {
+    entries: loaded.entries,
+    ignored: loaded.ignored,
+    warnings: loaded.warnings,
+    ...(loaded.yoloDisabledBy ? { yoloDisabledBy: loaded.yoloDisabledBy } : {}),
+  };
+  // a mode the caller asks for is refused outright: falling back to another would hide the file's choice
+  for (const [asked, how] of [
+    [options.approvalMode, "--approval-mode yolo"],
+    [options.fallbackApprovalMode, "the default approval mode yolo"],
+  ] as const) {
+    if (asked === "yolo" && loaded.yoloDisabledBy)
+      throw new Error(
+        `${how} is switched off by ${loaded.yoloDisabledBy}; choose default, auto-edit or plan, or remove the key there`,
+      );
+  }
   if (options.approvalMode)
     return { ...policy, mode: options.approvalMode, modeSource: "given by the caller (--approval-mode)" };
   if (loaded.mode) return { ...policy, mode: loaded.mode.mode, modeSource: loaded.mode.source };

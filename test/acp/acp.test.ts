@@ -289,6 +289,23 @@ describe("gantry --acp, driven by the ACP SDK's client", () => {
     ).rejects.toThrow(/unknown mode "reckless"/);
   });
 
+  it("leaves yolo out of the modes and refuses it when a settings file switched it off", E2E, async () => {
+    const { editor } = await editorWith([], {
+      ".claude/settings.json": JSON.stringify({ permissions: { disableBypassPermissionsMode: "disable" } }),
+    });
+    const created = await editor.connection.agent.request("session/new", {
+      cwd: ws?.root ?? "",
+      mcpServers: [],
+    });
+    expect(created.modes?.availableModes.map((mode) => mode.id)).toEqual(["default", "auto-edit", "plan"]);
+    await expect(
+      editor.connection.agent.request("session/set_mode", { sessionId: created.sessionId, modeId: "yolo" }),
+    ).rejects.toThrow(
+      /yolo is switched off by permissions\.disableBypassPermissionsMode in \.claude\/settings\.json/,
+    );
+    expect(kinds(editor)).not.toContain("current_mode_update");
+  });
+
   it("loads a saved session: replays it, then continues the same conversation", E2E, async () => {
     const { editor } = await editorWith([
       { text: "Noted: teapot." },

@@ -123,6 +123,81 @@ describe("loading permission settings", () => {
   });
 });
 
+describe("permissions.disableBypassPermissionsMode switches yolo off, from any file (it only narrows)", () => {
+  const DISABLED = { permissions: { disableBypassPermissionsMode: "disable" } };
+
+  it("refuses --approval-mode yolo, naming the file and the fix", async () => {
+    ws = await createTempWorkspace({ ".claude/settings.json": JSON.stringify(DISABLED) });
+    // an untrusted repository may narrow: its switch counts without trust
+    expect(() => createGantrySession({ workspace: ws.root, home: ws.home, approvalMode: "yolo" })).toThrow(
+      /--approval-mode yolo is switched off by permissions\.disableBypassPermissionsMode in \.claude\/settings\.json.*default, auto-edit or plan/,
+    );
+  });
+
+  it("keeps the user's own yolo from running, and says so", async () => {
+    ws = await createTempWorkspace({ ".agents/settings.json": JSON.stringify(DISABLED) });
+    await writeHome(ws, { approvalMode: "yolo" });
+    session = createGantrySession({ workspace: ws.root, home: ws.home, defaultApprovalMode: "default" });
+    expect(session.permissions.mode).toBe("default");
+    expect(session.permissions.yoloDisabledBy).toBe(
+      "permissions.disableBypassPermissionsMode in .agents/settings.json",
+    );
+    expect(session.configNotices().join("\n")).toMatch(
+      /approvalMode in ~\/\.agents\/settings\.json asks for yolo; ignored, yolo is switched off by permissions\.disableBypassPermissionsMode in \.agents\/settings\.json/,
+    );
+    const line = session.config.values.find((value) => value.key === "approvalMode");
+    expect(line).toMatchObject({ honoured: false, file: "~/.agents/settings.json" });
+  });
+
+  it("refuses yolo chosen mid-session (Shift-Tab, /mode, ACP, the SDK all set it here) and keeps the mode", async () => {
+    ws = await createTempWorkspace({});
+    await writeHome(ws, DISABLED);
+    session = createGantrySession({ workspace: ws.root, home: ws.home, approvalMode: "auto-edit" });
+    expect(() => session?.permissions.setMode("yolo", "set in this session")).toThrow(
+      /yolo is switched off by permissions\.disableBypassPermissionsMode in ~\/\.agents\/settings\.json/,
+    );
+    expect(session.permissions.mode).toBe("auto-edit");
+    session.permissions.setMode("plan", "set in this session");
+    expect(session.permissions.mode).toBe("plan");
+  });
+
+  it("refuses any other value, naming the file", async () => {
+    ws = await createTempWorkspace({
+      ".agents/settings.json": JSON.stringify({ permissions: { disableBypassPermissionsMode: true } }),
+    });
+    expect(() => createGantrySession({ workspace: ws.root, home: ws.home })).toThrow(
+      /\.agents\/settings\.json.*permissions\.disableBypassPermissionsMode.*"disable"/,
+    );
+  });
+});
+
+describe("permission keys Gantry does not use are reported, never silently dropped", () => {
+  it("names additionalDirectories (from .agents and .claude files) as not supported", async () => {
+    ws = await createTempWorkspace({
+      ".agents/settings.json": JSON.stringify({ permissions: { additionalDirectories: ["../shared"] } }),
+      ".claude/settings.json": JSON.stringify({ permissions: { additionalDirectories: ["/etc"] } }),
+    });
+    session = createGantrySession({ workspace: ws.root, home: ws.home });
+    const notices = session.configNotices().join("\n");
+    expect(notices).toMatch(
+      /permissions\.additionalDirectories in \.agents\/settings\.json is not supported.*workspace/,
+    );
+    expect(notices).toMatch(
+      /permissions\.additionalDirectories in \.claude\/settings\.json is not supported/,
+    );
+  });
+
+  it("warns of an unknown key in the permissions of .agents/settings.json, with the nearest name", async () => {
+    ws = await createTempWorkspace({
+      ".agents/settings.json": JSON.stringify({ permissions: { alow: ["Bash(ls)"] } }),
+    });
+    session = createGantrySession({ workspace: ws.root, home: ws.home });
+    expect(session.configNotices().join("\n")).toMatch(
+      /unknown setting "permissions\.alow" \(did you mean "allow"\?\); ignored/,
+    );
+  });
+});
+
 describe("a .claude/settings.json from a Claude Code project works unchanged", () => {
   it("allows, asks and denies as Claude Code would, with acceptEdits as auto-edit", async () => {
     ws = await createTempWorkspace({

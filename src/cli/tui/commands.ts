@@ -165,7 +165,11 @@ function switchModel(agent: AgentSession, spec: string): string {
 
 /** Sets the approval mode; the user's choice in this session, like `--approval-mode`. */
 export function setApprovalMode(agent: AgentSession, mode: ApprovalMode): string {
-  agent.session.permissions.setMode(mode, "set in this session (/mode or Shift-Tab)");
+  try {
+    agent.session.permissions.setMode(mode, "set in this session (/mode or Shift-Tab)");
+  } catch (cause) {
+    return `The approval mode stays ${agent.session.permissions.mode ?? "none"}: ${(cause as Error).message}.`;
+  }
   return `Approval mode: ${mode} (${MODE_DESCRIPTIONS[mode]}).`;
 }
 
@@ -177,7 +181,7 @@ async function changeMode(context: CommandContext, argument: string): Promise<vo
     wanted =
       (await context.pick(
         "Approval mode",
-        APPROVAL_MODES.map((mode) => ({
+        choosableModes(agent).map((mode) => ({
           label: mode === current ? `${mode} (now)` : mode,
           value: mode,
           detail: MODE_DESCRIPTIONS[mode],
@@ -187,12 +191,21 @@ async function changeMode(context: CommandContext, argument: string): Promise<vo
   }
   if (wanted === "") {
     const current = agent.session.permissions.mode;
-    const list = APPROVAL_MODES.map((mode) => `  ${mode.padEnd(9)}  ${MODE_DESCRIPTIONS[mode]}`).join("\n");
+    const list = choosableModes(agent)
+      .map((mode) => `  ${mode.padEnd(9)}  ${MODE_DESCRIPTIONS[mode]}`)
+      .join("\n");
     return print(`Approval mode: ${current ?? "none"}. Change it with /mode MODE:\n${list}`);
   }
   const mode = parseApprovalMode(wanted);
   if (!mode) return print(`/mode takes ${APPROVAL_MODES.join(", ")}, not "${wanted}"`);
   print(setApprovalMode(agent, mode));
+}
+
+/** The modes the user may switch to: yolo is left out when a settings file switched it off. */
+function choosableModes(agent: AgentSession): readonly ApprovalMode[] {
+  return agent.session.permissions.yoloDisabledBy
+    ? APPROVAL_MODES.filter((mode) => mode !== "yolo")
+    : APPROVAL_MODES;
 }
 
 /** `1000 in (800 from the cache) · 100 out`. */

@@ -58,6 +58,29 @@ describe.skipIf(!HAS_TMUX)("the terminal UI's controls", () => {
   );
 
   it(
+    "leaves yolo out of /mode when a settings file switched it off, and keeps the mode when asked for it",
+    TUI_TEST,
+    async () => {
+      tui.ws = await createTempWorkspace({
+        ".claude/settings.json": JSON.stringify({ permissions: { disableBypassPermissionsMode: "disable" } }),
+      });
+      tui.server = await startModelServer([]);
+      tui.term = await openTui(tui, { width: 140 });
+      const refused = await ask(tui.term, "/mode yolo", "The approval mode stays default");
+      expect(refused).toMatch(
+        /yolo is switched off by permissions\.disableBypassPermissionsMode in \.claude\/settings\.json/,
+      );
+      // the trailing space keeps the completion from taking /model
+      await tui.term.enter("/mode ");
+      const picker = await tui.term.waitFor(/\d\. plan/);
+      expect(picker).toMatch(/\d\. auto-edit/);
+      expect(picker).not.toMatch(/\d\. yolo/);
+      await tui.term.keys("Escape");
+      await tui.term.waitFor("default mode (shift+tab)");
+    },
+  );
+
+  it(
     "/cost shows tokens and money where the price is known; /model switches the model",
     TUI_TEST,
     async () => {
