@@ -192,16 +192,15 @@ function resolvePolicy(
     warnings: loaded.warnings,
     ...(loaded.yoloDisabledBy ? { yoloDisabledBy: loaded.yoloDisabledBy } : {}),
   };
-  // a mode the caller asks for is refused outright: falling back to another would hide the file's choice
-  for (const [asked, how] of [
-    [options.approvalMode, "--approval-mode yolo"],
-    [options.fallbackApprovalMode, "the default approval mode yolo"],
-  ] as const) {
-    if (asked === "yolo" && loaded.yoloDisabledBy)
-      throw new Error(
-        `${how} is switched off by ${loaded.yoloDisabledBy}; choose default, auto-edit or plan, or remove the key there`,
-      );
-  }
+  // a mode the caller asks for is refused outright, the fallback only where it would be used: falling
+  // back to another mode would hide the file's choice
+  const asked: [ApprovalMode | undefined, string] = options.approvalMode
+    ? [options.approvalMode, "--approval-mode yolo"]
+    : [loaded.mode ? undefined : options.fallbackApprovalMode, "the default approval mode yolo"];
+  if (asked[0] === "yolo" && loaded.yoloDisabledBy)
+    throw new Error(
+      `${asked[1]} is switched off by ${loaded.yoloDisabledBy}; choose default, auto-edit or plan, or remove the key there`,
+    );
   if (options.approvalMode)
     return { ...policy, mode: options.approvalMode, modeSource: "given by the caller (--approval-mode)" };
   if (loaded.mode) return { ...policy, mode: loaded.mode.mode, modeSource: loaded.mode.source };

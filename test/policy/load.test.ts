@@ -161,6 +161,20 @@ describe("permissions.disableBypassPermissionsMode switches yolo off, from any f
     expect(session.permissions.mode).toBe("plan");
   });
 
+  it("refuses a library session's default mode yolo only where it would be used", async () => {
+    ws = await createTempWorkspace({ ".agents/settings.json": JSON.stringify(DISABLED) });
+    expect(() =>
+      createGantrySession({ workspace: ws.root, home: ws.home, defaultApprovalMode: "yolo" }),
+    ).toThrow(/the default approval mode yolo is switched off by permissions\.disableBypassPermissionsMode/);
+    session = createGantrySession({
+      workspace: ws.root,
+      home: ws.home,
+      approvalMode: "plan",
+      defaultApprovalMode: "yolo",
+    });
+    expect(session.permissions.mode).toBe("plan");
+  });
+
   it("refuses any other value, naming the file", async () => {
     ws = await createTempWorkspace({
       ".agents/settings.json": JSON.stringify({ permissions: { disableBypassPermissionsMode: true } }),
