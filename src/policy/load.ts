@@ -122,7 +122,10 @@ export function loadPermissionSettings(options: LoadOptions): LoadedPermissions 
       if (candidate.mode === "yolo" && loaded.yoloDisabledBy) {
         const why = `yolo is switched off by ${loaded.yoloDisabledBy}`;
         recordMode(report, source, candidate, false, why);
-        warn(`${candidate.source} asks for yolo; ignored, ${why}`);
+        // a workspace file's ignored values have their notice already (ignoredNotices); the user's do not
+        const line = `${candidate.source} asks for yolo; ignored, ${why}`;
+        if (source.origin === "workspace") loaded.warnings.push(line);
+        else warn(line);
         continue;
       }
       if (candidate.mode === "yolo" && source.origin === "workspace") {

@@ -149,6 +149,17 @@ describe("permissions.disableBypassPermissionsMode switches yolo off, from any f
     expect(line).toMatchObject({ honoured: false, file: "~/.agents/settings.json" });
   });
 
+  it("says once that a trusted workspace file's yolo is ignored", async () => {
+    ws = await createTempWorkspace({
+      ".agents/settings.json": JSON.stringify({ approvalMode: "yolo", ...DISABLED }),
+    });
+    session = createGantrySession({ workspace: ws.root, home: ws.home, trust: true });
+    const lines = session.configNotices().filter((line) => line.includes("approvalMode"));
+    expect(lines).toEqual([
+      ".agents/settings.json: ignored approvalMode (yolo is switched off by permissions.disableBypassPermissionsMode in .agents/settings.json)",
+    ]);
+  });
+
   it("refuses yolo chosen mid-session (Shift-Tab, /mode, ACP, the SDK all set it here) and keeps the mode", async () => {
     ws = await createTempWorkspace({});
     await writeHome(ws, DISABLED);
