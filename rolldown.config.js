@@ -54,12 +54,55 @@ function builtinsWithoutFacades() {
         .replace(NODE_IMPORT, (_whole, _clause, namespace, named, single, source) => {
           const builtin = `process.getBuiltinModule(${JSON.stringify(source)})`;
           if (named === undefined) return `const ${namespace ?? single} = ${builtin};`;
+          const bindings = named
+            .split(",")
+            .map((part) => part.trim())
+            .filter(Boolean)
+            .map((part) => {
+              const [imported, local = imported] = part.split(/\s+as\s+/);
+              return { imported, local };
+            });
+          if (loadsOnFirstCall(source, bindings)) return bindings.map((b) => firstCallLoader(b, builtin)).join("\n");
           return `const { ${named.replace(/\s+as\s+/g, ": ")} } = ${builtin};`;
         })
         .replace(/\bimport\("(node:[\w/]+)"\)/g, (_whole, source) => `Promise.resolve(process.getBuiltinModule("${source}"))`);
       return rewritten === code ? null : { code: rewritten };
     },
   };
+}
+
+/**
+ * Built-ins a tiny `gantry tool` call need not load: node:crypto alone costs about 8% of that call's
+ * instructions, node:fs/promises, readline and tty several % each, all for imports that most runs
+ * never call. Node's own path and fs are loaded before any user code, so they stay as they are.
+ */
+const EAGER_BUILTINS = new Set(["node:path", "node:fs"]);
+
+/**
+ * An import loads its built-in at its first call when every name it takes is a plain function (not a
+ * class, which `new`, `extends` and `instanceof` need as itself, nor a value): checked against this
+ * build's own Node, so an import the wrapper could not stand in for stays as it was.
+ */
+function loadsOnFirstCall(source, bindings) {
+  if (EAGER_BUILTINS.has(source)) return false;
+  const builtin = process.getBuiltinModule(source);
+  return bindings.every(({ imported }) => isPlainFunction(builtin?.[imported]));
+}
+
+/**
+ * A function nothing else is read from: no class (Node's own streams are classes written as functions,
+ * with methods on their prototype and statics such as Writable.toWeb), no property of its own.
+ */
+function isPlainFunction(value) {
+  if (typeof value !== "function" || /^class\b/.test(Function.prototype.toString.call(value))) return false;
+  const own = Reflect.ownKeys(value).filter((key) => !["length", "name", "prototype"].includes(key));
+  const methods = value.prototype ? Reflect.ownKeys(value.prototype).filter((key) => key !== "constructor") : [];
+  return own.length === 0 && methods.length === 0;
+}
+
+/** A function declaration (hoisted, as the import was) that fetches the built-in's function when called. */
+function firstCallLoader({ imported, local }, builtin) {
+  return `function ${local}(...args) { return ${builtin}.${imported}(...args); }`;
 }
 
 export default defineConfig({

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { existsSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
@@ -22,6 +21,7 @@ import { createHookConditions } from "./policy/hook-condition.js";
 import type { ApprovalMode } from "./policy/modes.js";
 import { createSessionPermissions, type SessionPermissions } from "./policy/permissions.js";
 import { createPolicyStep } from "./policy/policy-step.js";
+import { randomUuid } from "./session/random-ids.js";
 import { lazySkillCatalog, type SkillCatalog } from "./skills/catalog.js";
 import { createAgentJudge } from "./subagents/hook-judge.js";
 import { createSubagentHost, type SubagentHost } from "./subagents/host.js";
@@ -179,7 +179,7 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
   const inbox = createAgentInbox();
   const skills = lazySkillCatalog({ root, home });
   const artifacts = createArtifactLog();
-  const identity: SessionIdentity = options.identity ?? { sessionId: randomUUID(), transcriptPath: "" };
+  const identity: SessionIdentity = options.identity ?? { sessionId: randomUuid(), transcriptPath: "" };
   const cleanups: (() => Promise<void> | void)[] = [];
   const backgroundCounts = new Map<BackgroundKind, () => number>();
   const lifecycle: SessionLifecycle = {

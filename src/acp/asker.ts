@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import type { AgentContext, PermissionOption } from "@agentclientprotocol/sdk";
 import type { Asker, PermissionAnswer, PermissionChoice, PermissionRequest } from "../policy/asker.js";
 import { createHeadlessAsker } from "../policy/asker.js";
+import { randomUuid } from "../session/random-ids.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { viewOf } from "./tool-calls.js";
 
@@ -16,7 +16,7 @@ export function createAcpAsker(
     kind: "callback",
     async askPermission(request, signal): Promise<PermissionAnswer> {
       const { registry, root } = context();
-      const call = { callId: request.callId ?? randomUUID(), name: request.tool, args: request.args };
+      const call = { callId: request.callId ?? randomUuid(), name: request.tool, args: request.args };
       const view = viewOf(call, registry.lookup(request.tool), root);
       const response = await client.request(
         "session/request_permission",

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../session/random-ids.js";
 import type { PromptInput } from "./prompt-input.js";
 import type { SessionStatus, SessionSummary } from "./session-state.js";
 
@@ -58,7 +58,7 @@ export function createIngressClient(ingress: string): IngressClient {
 
 export function newSessionId(): string {
   const stamp = new Date().toISOString().replace(/[-:T]/g, "").slice(0, 14);
-  return `gs-${stamp}-${randomBytes(3).toString("hex")}`;
+  return `gs-${stamp}-${randomHex(3)}`;
 }
 
 function errorMessage(body: string): string | undefined {

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type { AgentInbox } from "../agent/inbox.js";
 import type { ModelClient } from "../models/client.js";
+import { randomUuid } from "../session/random-ids.js";
 import { showControls } from "../tools/exec/ansi.js";
 import { shellLevel } from "../tools/exec/process-tree.js";
 import { fileDigest } from "../trust/digest.js";
@@ -95,10 +95,10 @@ const ONE_MIB = 1024 * 1024;
 export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
   let config = options.config;
   const identity: SessionIdentity = options.identity ?? {
-    sessionId: options.sessionId ?? randomUUID(),
+    sessionId: options.sessionId ?? randomUuid(),
     transcriptPath: options.transcriptPath ?? "",
   };
-  const environmentId = options.environmentId ?? `env_${randomUUID().slice(0, 8)}`;
+  const environmentId = options.environmentId ?? `env_${randomUuid().slice(0, 8)}`;
   const sink = options.log ?? ((line: string) => void process.stderr.write(`gantry: ${line}\n`));
   // every line carries text a hook wrote (a message, its stderr): the user's terminal must not act on it
   const log = (line: string) => sink(showControls(line));

@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { randomUUID } from "node:crypto";
 import {
   type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
@@ -11,6 +10,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { GantrySession } from "../gantry.js";
 import type { PermissionAnswer, PermissionRequest } from "../policy/asker.js";
+import { randomUuid } from "../session/random-ids.js";
 import type { AnyTool, ToolResult } from "../tools/contract.js";
 import { GANTRY_VERSION } from "./session-mcp.js";
 
@@ -136,7 +136,7 @@ export function createGantryMcpServer(session: GantrySession): Server {
       call.onAsk();
     });
     if ("result" in next) return toCallToolResult(next.result);
-    const id = randomUUID();
+    const id = randomUuid();
     call.timer = setTimeout(() => {
       pending.delete(id);
       call.asked?.answer({ choice: "deny", message: "the MCP client did not answer" });

@@ -44,7 +44,8 @@ export function openSessionMcp(options: SessionMcpOptions): McpManager {
   });
   options.report.warnings.push(...loaded.warnings);
   return createServerManager(loaded.servers, options.registry, {
-    logDir: path.join(sessionsDir(options.home, options.root), "mcp"),
+    // the folder's name hashes the workspace's path (node:crypto, ms of start-up): only servers log there
+    logDir: loaded.servers.length > 0 ? path.join(sessionsDir(options.home, options.root), "mcp") : "",
     disabled: options.disabled,
     home: options.home,
     roots: [options.root],

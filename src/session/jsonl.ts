@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import {
   closeSync,
   fstatSync,
@@ -19,6 +19,7 @@ import {
   createConversation,
 } from "../agent/conversation.js";
 import type { AgentEvent } from "../agent/events.js";
+import { randomHex } from "./random-ids.js";
 
 /**
  * Sessions as JSONL under `~/.gantry/sessions/<workspace>-<hash>/<id>.jsonl`: a header line, then one
@@ -70,7 +71,7 @@ export function workspaceFolderName(workspaceRoot: string): string {
 
 export function newSessionId(now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
-  return `${stamp}-${randomBytes(3).toString("hex")}`;
+  return `${stamp}-${randomHex(3)}`;
 }
 
 /** Starts a new session file with its header line. */

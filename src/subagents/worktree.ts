@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { copyFile, lstat, mkdir, mkdtemp, realpath, rm, rmdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { randomHex } from "../session/random-ids.js";
 import { runGit as git } from "../workspace/git.js";
 import { PROTECTED_AGENT_CONFIG } from "../workspace/protected.js";
 
@@ -113,7 +113,7 @@ export async function createAgentWorktree(
   }
   const dir = path.join(
     await privateFolder(baseFolder),
-    `${path.basename(repoRoot)}-${agentId}-${randomBytes(3).toString("hex")}`,
+    `${path.basename(repoRoot)}-${agentId}-${randomHex(3)}`,
   );
   await git(repoRoot, ["worktree", "add", "--detach", dir, base]);
   return { path: dir, repoRoot, base };

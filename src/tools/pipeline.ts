@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUuid } from "../session/random-ids.js";
 import type { ToolResult } from "./contract.js";
 import { errorResult } from "./contract.js";
 import {
@@ -69,7 +69,7 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
 
   async function runCall(request: ToolCallRequest, options: RunOptions, tails: number): Promise<ToolResult> {
     const signal = options.signal ?? new AbortController().signal;
-    const callId = request.callId ?? randomUUID();
+    const callId = request.callId ?? randomUuid();
     const agentId = options.agentId ?? "main";
 
     // 1. lookup

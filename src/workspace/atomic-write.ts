@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
 import { constants, type Stats } from "node:fs";
 import { type FileHandle, link, lstat, open, readdir, rename, unlink } from "node:fs/promises";
 import path from "node:path";
+import { randomHex } from "../session/random-ids.js";
 import { descriptorPath, isInside } from "./paths.js";
 
 /**
@@ -49,7 +49,7 @@ export async function writeFileAtomic(
 ): Promise<Stats> {
   const folder = path.dirname(target);
   await removeStaleTempFiles(folder);
-  const temp = path.join(folder, `${ATOMIC_TEMP_PREFIX}${process.pid}-${randomBytes(6).toString("hex")}`);
+  const temp = path.join(folder, `${ATOMIC_TEMP_PREFIX}${process.pid}-${randomHex(6)}`);
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
   let handle: FileHandle | undefined = await open(temp, flags, 0o666);
   let committed = false;

@@ -1,9 +1,9 @@
-import { randomBytes } from "node:crypto";
 import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import type { Settings } from "../../config/settings.js";
 import { type SessionVariables, withSessionVariables } from "../../hooks/env-file.js";
+import { randomHex } from "../../session/random-ids.js";
 import type { SecretGuard } from "../../workspace/secrets.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { createOutputCapture, type OutputCapture } from "./output-buffer.js";
@@ -66,7 +66,7 @@ export function createExecRuntime(
         ...(hidden ? { hidden } : {}),
       })
     : undefined;
-  const sessionId = `${new Date().toISOString().slice(0, 10)}-${randomBytes(4).toString("hex")}`;
+  const sessionId = `${new Date().toISOString().slice(0, 10)}-${randomHex(4)}`;
   const logFolder = path.join(workspace.root, COMMAND_LOG_FOLDER, sessionId);
   const tasks = createTaskBook();
   const live = new Set<RunningCommand>();

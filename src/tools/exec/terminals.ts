@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { readFileSync, readlinkSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
+import { randomHex } from "../../session/random-ids.js";
 import type { OutputCapture } from "./output-buffer.js";
 import { descendantsOf, type ExitStatus } from "./process-tree.js";
 import type { RunningCommand } from "./running-command.js";
@@ -45,7 +45,7 @@ export function createTerminalPool(runtime: ExecRuntime): TerminalPool {
     const decoder = new StringDecoder("utf8");
     const terminal: Terminal = {
       id,
-      sentinel: `__GANTRY_DONE_${randomBytes(6).toString("hex")}_`,
+      sentinel: `__GANTRY_DONE_${randomHex(6)}_`,
       pending: "",
       folder: cwd,
       home: runtime.env.HOME ?? null,

@@ -1,4 +1,6 @@
-import { BlockList, isIP } from "node:net";
+// BlockList is fetched where one is made: the bundle would load node:net at start-up for an imported
+// class, not only for functions (rolldown.config.js)
+import { type BlockList, isIP } from "node:net";
 
 /**
  * Host names and addresses as the web tools and the WebFetch rules compare them. One host has many
@@ -115,7 +117,7 @@ let blocks: Block[] | undefined;
 /** The ranges as BlockLists, made on the first check (not at load: start-up is a benchmark target). */
 const blockLists = (): Block[] =>
   (blocks ??= RANGES.map(([network, prefix, family, found]) => {
-    const list = new BlockList();
+    const list = new (process.getBuiltinModule("node:net").BlockList)();
     list.addSubnet(network, prefix, family);
     return { list, family, found };
   }));

@@ -1,4 +1,6 @@
-import { BlockList, isIP } from "node:net";
+// BlockList is fetched where one is made: the bundle would load node:net at start-up for an imported
+// class, not only for functions (rolldown.config.js)
+import { type BlockList, isIP } from "node:net";
 import { ruleLabel } from "../../policy/evaluate.js";
 import type { SessionPermissions } from "../../policy/permissions.js";
 import type { Check, Rule } from "../../policy/rules.js";
@@ -90,7 +92,7 @@ function hostList(entries: readonly string[]): (host: string, address: string) =
   let ranges: BlockList | undefined;
   return (host, address) => {
     if (ranges === undefined) {
-      ranges = new BlockList();
+      ranges = new (process.getBuiltinModule("node:net").BlockList)();
       for (const { network, prefix, family } of subnets) ranges.addSubnet(network, prefix, family);
     }
     const ip = normalizeHost(address);

@@ -1,0 +1,50 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { runGantry } from "../support/cli.js";
+import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
+
+// A one-shot `gantry tool` call is a benchmark target (issue 19): Node's heavy built-ins that such a call
+// never uses stay unloaded. node:crypto alone was about 6% of a tiny call's instructions, node:tty (and
+// the node:net it loads) a few %. The bundle loads an imported built-in function on its first call
+// (rolldown.config.js); ids come from the kernel's random pool (src/session/random-ids.ts).
+
+let ws: TempWorkspace;
+let preload: string;
+beforeAll(async () => {
+  ws = await createTempWorkspace({ "src/a.ts": "export const a = 1;\n" });
+  preload = path.join(ws.parent, "module-list.cjs");
+  writeFileSync(
+    preload,
+    `process.on("exit", () => require("node:fs").writeFileSync(process.env.MODULE_LIST, process.moduleLoadList.join("\\n")));\n`,
+  );
+});
+afterAll(async () => {
+  await ws.cleanup();
+});
+
+async function modulesLoadedBy(args: string[]): Promise<string[]> {
+  const list = path.join(ws.parent, "modules.txt");
+  const run = await runGantry([...args, "--workspace", ws.root], {
+    env: { HOME: ws.home, NODE_OPTIONS: `--require ${preload}`, MODULE_LIST: list },
+  });
+  expect(run.stderr).toBe("");
+  expect(run.code).toBe(0);
+  return readFileSync(list, "utf8").split("\n");
+}
+
+it("a one-shot find_by_name call, its stdin a pipe, loads neither node:crypto nor node:tty", async () => {
+  const loaded = await modulesLoadedBy([
+    "tool",
+    "find_by_name",
+    '{"SearchDirectory":"src","Pattern":"*.ts"}',
+  ]);
+  expect(loaded).toContain("NativeModule fs");
+  expect(loaded).not.toContain("NativeModule crypto");
+  expect(loaded).not.toContain("NativeModule tty");
+});
+
+it("a call that needs node:crypto still gets it on first use (view_file hashes what it read)", async () => {
+  const loaded = await modulesLoadedBy(["tool", "view_file", '{"AbsolutePath":"src/a.ts"}']);
+  expect(loaded).toContain("NativeModule crypto");
+});
