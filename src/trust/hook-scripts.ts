@@ -26,7 +26,7 @@ export function scriptsNamedBy(
   const found = new Set<string>();
   const bases = [root];
   let changesFolder = false;
-  for (const word of wordsOf(command)) {
+  for (const word of wordsOf(withoutOutputFiles(command))) {
     const expanded = expandProjectDir(word, root);
     if (expanded === "" || expanded.includes("$")) {
       changesFolder = false;
@@ -61,6 +61,26 @@ function looksLikeScript(word: string): boolean {
 const CHANGE_FOLDER = new Set(["cd", "pushd"]);
 const GLOB = /[*?[]/;
 const MAX_GLOB_MATCHES = 64;
+
+/** A shell word: quoted parts, escapes and plain characters up to a blank or an operator. */
+const WORD = String.raw`(?:"[^"]*"|'[^']*'|\\.|[^\s;&|<>()\x60"'\\])+`;
+const OUTPUT_REDIRECT = new RegExp(String.raw`(?:\d+|&)?>>?\|?\s*${WORD}`, "g");
+const TEE_FILES = new RegExp(String.raw`(^|[\s;&|(\x60])tee(?![^\s;&|)\x60])((?:[ \t]+${WORD})*)`, "g");
+
+/**
+ * The command without the files it only writes: the targets of `>`, `>>`, `2>`, `&>` and the files
+ * `tee` copies into. A hook's log (`>> "$CLAUDE_PROJECT_DIR"/hook.log`) changes at every run and would
+ * otherwise count as a script added or changed since the folder was trusted, switching the hooks off.
+ * A file that is also read or run (`> gen.sh; sh gen.sh`) is still named by its other word.
+ */
+function withoutOutputFiles(command: string): string {
+  return command
+    .replace(OUTPUT_REDIRECT, " ")
+    .replace(TEE_FILES, (_whole, before: string, operands: string) => {
+      const options = operands.split(/[ \t]+/).filter((word) => word.startsWith("-"));
+      return `${before}tee ${options.join(" ")}`;
+    });
+}
 
 /** Words split at blanks and shell operators, quotes and backslashes removed (enough to spot paths; nothing is run). */
 function wordsOf(command: string): string[] {

@@ -207,4 +207,38 @@ describe("trust pinned to what it approved", () => {
       expect(result.errorCode, target).toBe("protected_path");
     }
   });
+  it("a file a trusted hook writes to (its log, through > or tee) is output, not a script: the hook keeps running", async () => {
+    ws = await createTempWorkspace({
+      ".claude/hooks/gate.sh": "#!/bin/sh\ncat >/dev/null\nexit 0\n",
+      ".claude/settings.json": JSON.stringify({
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: "",
+              hooks: [
+                { type: "command", command: 'jq -c .tool_name >> "$CLAUDE_PROJECT_DIR"/hook.log' },
+                { type: "command", command: "cat | tee -a .claude/seen.jsonl > /dev/null" },
+                { type: "command", command: "sh .claude/hooks/gate.sh 2>.claude/gate.err" },
+              ],
+            },
+          ],
+        },
+      }),
+    });
+    const env = { HOME: ws.home };
+    expect((await runGantry(["trust", ws.root], { env })).code).toBe(0);
+    for (let round = 1; round <= 3; round++) {
+      const { run, result } = await runGantryTool("list_dir", listDir, { workspace: ws.root, env });
+      expect(run.stderr).toBe("");
+      expect(result.error).toBe(false);
+    }
+    expect(readFileSync(path.join(ws.root, "hook.log"), "utf8")).toBe('"LS"\n'.repeat(3));
+    const seen = readFileSync(path.join(ws.root, ".claude/seen.jsonl"), "utf8");
+    expect(seen.match(/"hook_event_name":"PreToolUse"/g)).toHaveLength(3);
+    // the script it runs is still pinned: a change to it asks again
+    await writeFile(path.join(ws.root, ".claude/hooks/gate.sh"), "#!/bin/sh\nexit 0\n");
+    const swapped = await runGantryTool("list_dir", listDir, { workspace: ws.root, env });
+    expect(swapped.result.errorCode).toBe("denied");
+    expect(swapped.result.text).toContain(".claude/hooks/gate.sh changed since you trusted this folder");
+  });
 });
