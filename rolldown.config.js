@@ -72,7 +72,7 @@ function builtinsWithoutFacades() {
 }
 
 /**
- * Built-ins a tiny `gantry tool` call need not load: node:crypto alone costs about 8% of that call's
+ * Built-ins a tiny `gantry tool` call need not load: node:crypto alone costs about 6% of that call's
  * instructions, node:fs/promises, readline and tty several % each, all for imports that most runs
  * never call. Node's own path and fs are loaded before any user code, so they stay as they are.
  */

@@ -23,18 +23,21 @@ afterAll(async () => {
   await ws.cleanup();
 });
 
-async function modulesLoadedBy(args: string[]): Promise<string[]> {
+async function modulesLoadedBy(args: string[]): Promise<{ loaded: string[]; text: string }> {
   const list = path.join(ws.parent, "modules.txt");
   const run = await runGantry([...args, "--workspace", ws.root], {
     env: { HOME: ws.home, NODE_OPTIONS: `--require ${preload}`, MODULE_LIST: list },
   });
   expect(run.stderr).toBe("");
   expect(run.code).toBe(0);
-  return readFileSync(list, "utf8").split("\n");
+  return {
+    loaded: readFileSync(list, "utf8").split("\n"),
+    text: (JSON.parse(run.stdout) as { text: string }).text,
+  };
 }
 
 it("a one-shot find_by_name call, its stdin a pipe, loads neither node:crypto nor node:tty", async () => {
-  const loaded = await modulesLoadedBy([
+  const { loaded, text } = await modulesLoadedBy([
     "tool",
     "find_by_name",
     '{"SearchDirectory":"src","Pattern":"*.ts"}',
@@ -42,9 +45,11 @@ it("a one-shot find_by_name call, its stdin a pipe, loads neither node:crypto no
   expect(loaded).toContain("NativeModule fs");
   expect(loaded).not.toContain("NativeModule crypto");
   expect(loaded).not.toContain("NativeModule tty");
+  expect(text).toContain("src/a.ts");
 });
 
 it("a call that needs node:crypto still gets it on first use (view_file hashes what it read)", async () => {
-  const loaded = await modulesLoadedBy(["tool", "view_file", '{"AbsolutePath":"src/a.ts"}']);
+  const { loaded, text } = await modulesLoadedBy(["tool", "view_file", '{"AbsolutePath":"src/a.ts"}']);
   expect(loaded).toContain("NativeModule crypto");
+  expect(text).toBe("    1\texport const a = 1;");
 });
