@@ -1,4 +1,4 @@
-import { fstatSync } from "node:fs";
+import { fstatSync, statSync } from "node:fs";
 import { isatty } from "node:tty";
 import type { Asker } from "./asker.js";
 import { createHeadlessAsker } from "./asker.js";
@@ -35,13 +35,23 @@ export function cliPermissionOptions(flag: string | undefined): CliPermissionOpt
 /**
  * isatty, not process.stdin.isTTY: that makes the stdin stream, which a one-shot call never reads.
  * A terminal is a character device, so a pipe or a file (a script, a benchmark) is told apart by one
- * fstat, without loading node:tty (it loads node:net, ms of a one-shot call's start-up).
+ * fstat, without loading node:tty (it loads node:net, ms of a one-shot call's start-up); so is
+ * /dev/null (a detached run, `< /dev/null`, a spawn with stdin ignored), told apart by its device number.
  */
 function stdinIsTerminal(): boolean {
   try {
-    if (!fstatSync(0).isCharacterDevice()) return false;
+    const stdin = fstatSync(0);
+    if (!stdin.isCharacterDevice() || isDevNull(stdin.rdev)) return false;
   } catch {
     return false; // no stdin at all
   }
   return isatty(0);
+}
+
+function isDevNull(rdev: number): boolean {
+  try {
+    return statSync("/dev/null").rdev === rdev;
+  } catch {
+    return false;
+  }
 }

@@ -1,4 +1,5 @@
 import type { Stats } from "node:fs";
+import type { ContentDigest } from "./content-digest.js";
 
 /** What the agent last saw of a file, so an edit can refuse a file that changed since (SPEC §3). */
 export interface FileSnapshot {
@@ -15,8 +16,11 @@ export interface ReadLedger {
   forget(abs: string): void;
 }
 
-export function snapshotOf(stats: Stats, sha256?: string): FileSnapshot {
-  return { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino, sha256 };
+/** The snapshot of a read; a digest whose bytes were kept (content-digest.ts) is hashed when first read. */
+export function snapshotOf(stats: Stats, digest?: ContentDigest): FileSnapshot {
+  const snapshot = { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino };
+  if (digest === undefined || typeof digest === "string") return { ...snapshot, sha256: digest };
+  return Object.defineProperty(snapshot, "sha256", { get: () => digest.sha256, enumerable: true });
 }
 
 export function createReadLedger(): ReadLedger {

@@ -6,7 +6,8 @@ import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js
 
 // A one-shot `gantry tool` call is a benchmark target (issue 19): Node's heavy built-ins that such a call
 // never uses stay unloaded. node:crypto alone was about 6% of a tiny call's instructions, node:tty (and
-// the node:net it loads) a few %. The bundle loads an imported built-in function on its first call
+// the node:net it loads) a few %; a stdin of /dev/null is a character device too, told apart from a
+// terminal without node:tty. The bundle loads an imported built-in function on its first call
 // (rolldown.config.js); ids come from the kernel's random pool (src/session/random-ids.ts).
 
 let ws: TempWorkspace;
@@ -23,10 +24,14 @@ afterAll(async () => {
   await ws.cleanup();
 });
 
-async function modulesLoadedBy(args: string[]): Promise<{ loaded: string[]; text: string }> {
+async function modulesLoadedBy(
+  args: string[],
+  stdin: "pipe" | "ignore" = "pipe",
+): Promise<{ loaded: string[]; text: string }> {
   const list = path.join(ws.parent, "modules.txt");
   const run = await runGantry([...args, "--workspace", ws.root], {
     env: { HOME: ws.home, NODE_OPTIONS: `--require ${preload}`, MODULE_LIST: list },
+    stdin,
   });
   expect(run.stderr).toBe("");
   expect(run.code).toBe(0);
@@ -48,8 +53,23 @@ it("a one-shot find_by_name call, its stdin a pipe, loads neither node:crypto no
   expect(text).toContain("src/a.ts");
 });
 
-it("a call that needs node:crypto still gets it on first use (view_file hashes what it read)", async () => {
-  const { loaded, text } = await modulesLoadedBy(["tool", "view_file", '{"AbsolutePath":"src/a.ts"}']);
-  expect(loaded).toContain("NativeModule crypto");
+it("a one-shot view_file of a small file, its stdin /dev/null, loads neither node:crypto nor node:tty", async () => {
+  const { loaded, text } = await modulesLoadedBy(
+    ["tool", "view_file", '{"AbsolutePath":"src/a.ts"}'],
+    "ignore",
+  );
+  expect(loaded).not.toContain("NativeModule crypto");
+  expect(loaded).not.toContain("NativeModule tty");
   expect(text).toBe("    1\texport const a = 1;");
+});
+
+it("a call that needs node:crypto still gets it on first use (view_file hashes a large file as it reads)", async () => {
+  writeFileSync(path.join(ws.root, "src/large.ts"), "export const b = 2;\n".repeat(5000));
+  const { loaded, text } = await modulesLoadedBy([
+    "tool",
+    "view_file",
+    '{"AbsolutePath":"src/large.ts","StartLine":1,"EndLine":1}',
+  ]);
+  expect(loaded).toContain("NativeModule crypto");
+  expect(text).toContain("    1\texport const b = 2;");
 });

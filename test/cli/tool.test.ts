@@ -52,6 +52,21 @@ describe("gantry tool", () => {
     expect(run.stdout).not.toContain("OUTSIDE SECRET");
   });
 
+  it("with stdin /dev/null (a character device, not a terminal) denies what would ask, naming the fix", async () => {
+    const args = { TargetFile: "new.txt", Overwrite: false, CodeContent: "x\n", Description: "a new file" };
+    const run = await runGantry(["tool", "write_to_file", JSON.stringify(args), "--workspace", ws.root], {
+      env: { HOME: ws.home },
+      stdin: "ignore",
+      timeoutMs: 10_000,
+    });
+    expect(run.signal).toBeNull();
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout);
+    expect(result).toMatchObject({ error: true, errorCode: "denied" });
+    expect(result.text).toContain("--approval-mode");
+    expect(() => readFileSync(path.join(ws.root, "new.txt"))).toThrow();
+  });
+
   it("exits 2 with the usage for bad JSON, a missing tool name or an unknown option", async () => {
     for (const args of [
       ["tool", "view_file", "{not json"],

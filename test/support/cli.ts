@@ -1,5 +1,6 @@
-import { spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
 import path from "node:path";
+import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -17,6 +18,8 @@ export interface CliOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   input?: string;
+  /** "ignore": stdin is /dev/null (a detached run) instead of a pipe fed `input`. */
+  stdin?: "pipe" | "ignore";
   timeoutMs?: number;
 }
 
@@ -31,8 +34,8 @@ export function runNode(args: string[], options: CliOptions = {}): Promise<CliRu
     const child = spawn(process.execPath, args, {
       cwd: options.cwd,
       env: { ...process.env, ...options.env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+      stdio: [options.stdin ?? "pipe", "pipe", "pipe"],
+    }) as ChildProcessByStdio<Writable | null, Readable, Readable>;
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
@@ -43,7 +46,7 @@ export function runNode(args: string[], options: CliOptions = {}): Promise<CliRu
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });
-    child.stdin.end(options.input ?? "");
+    child.stdin?.end(options.input ?? "");
   });
 }
 

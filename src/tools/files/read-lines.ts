@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import { TextDecoder } from "node:util";
+import { type ContentDigest, createContentHasher } from "../../workspace/content-digest.js";
 
 /** What the window reads from: an open file (FileHandle fits), or text an editor holds (bytesSource). */
 export interface ByteSource {
@@ -45,8 +45,8 @@ export interface LineWindow {
   cut?: { nextStartLine: number; nextContentOffset?: number };
   /** True when the file goes on past the window. */
   moreAfter: boolean;
-  /** sha256 of every byte, when the whole file was read. */
-  sha256?: string;
+  /** sha256 of every byte, when the whole file was read (maybe made when first asked for). */
+  sha256?: ContentDigest;
   /** Set when `contentOffset` lies past the end of `startLine`: that line's length in characters. */
   offsetPastEndOfLine?: number;
 }
@@ -65,7 +65,7 @@ export function numberedLine(lineNumber: number, text: string): string {
  */
 export async function readLineWindow(handle: ByteSource, request: LineWindowRequest): Promise<LineWindow> {
   const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, request.sizeBytes)));
-  const hash = request.readToEnd ? createHash("sha256") : undefined;
+  const hash = request.readToEnd ? createContentHasher(request.sizeBytes) : undefined;
   const window = createWindowCollector(request);
   let position = 0;
   let consumedAll = true;
@@ -80,7 +80,7 @@ export async function readLineWindow(handle: ByteSource, request: LineWindowRequ
     position += bytesRead;
   }
   const reachedEnd = consumedAll;
-  return window.result(reachedEnd, reachedEnd && hash ? hash.digest("hex") : undefined);
+  return window.result(reachedEnd, reachedEnd && hash ? hash.digest() : undefined);
 }
 
 function createWindowCollector(request: LineWindowRequest) {
@@ -158,7 +158,7 @@ function createWindowCollector(request: LineWindowRequest) {
       }
       return true;
     },
-    result(reachedEnd: boolean, sha256: string | undefined): LineWindow {
+    result(reachedEnd: boolean, sha256: ContentDigest | undefined): LineWindow {
       if (reachedEnd && lineHasBytes) finishLine();
       const totalLines = reachedEnd ? (lineHasBytes ? lineNumber : lineNumber - 1) : undefined;
       const shown = lines.length;

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
 import { resolveSkillFile } from "../../skills/skill-files.js";
+import { type ContentDigest, digestOfBytes } from "../../workspace/content-digest.js";
 import { openVerifiedFile, type PathError, type ResolvedPath } from "../../workspace/paths.js";
 import { snapshotOf } from "../../workspace/read-ledger.js";
 import { imageMimeType, imageMimeTypeOfBytes, looksBinary } from "../../workspace/text.js";
@@ -194,7 +195,7 @@ async function readImage(
   mimeType: string,
   rel: string,
   maxBytes: number,
-): Promise<{ ok: true; result: ToolResult; sha256: string } | { ok: false; result: ToolResult }> {
+): Promise<{ ok: true; result: ToolResult; sha256: ContentDigest } | { ok: false; result: ToolResult }> {
   if (size > maxBytes) {
     const text = `"${rel}" is an image of ${size} bytes, over the ${maxBytes}-byte limit; refused.`;
     return { ok: false, result: errorResult("too_large", text, { path: rel, bytes: size, mimeType }) };
@@ -208,7 +209,7 @@ async function readImage(
   return {
     ok: true,
     result: { ...result, images: [{ mimeType, data: bytes.toString("base64") }] },
-    sha256: createHash("sha256").update(bytes).digest("hex"),
+    sha256: digestOfBytes(bytes),
   };
 }
 
