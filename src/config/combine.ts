@@ -10,24 +10,28 @@ export interface SettingsLayer {
   trusted: boolean;
   /** Why not, when it does not: "this folder is not trusted; run …". */
   untrustedWhy?: string;
+  /** Keys as the file writes them, where they differ from Gantry's (`sandbox.network.allowedDomains`). */
+  keyNames?: Readonly<Record<string, string>>;
 }
 
-interface Pair {
-  key: string;
-  user: { layer: SettingsLayer; value: unknown } | undefined;
-  workspace: { layer: SettingsLayer; value: unknown } | undefined;
+interface Side {
+  layer: SettingsLayer;
+  value: unknown;
 }
 
 /**
- * The settings a session uses from the user's file and the workspace's (SPEC §5a), key by key by
- * KEY_RULES, with a record of every value: honoured or not, and why.
+ * The settings a session uses from the user's file and the workspace's files (SPEC §5a), key by key by
+ * KEY_RULES, with a record of every value: honoured or not, and why. Each workspace file is judged
+ * against the home on its own; where several count, lists add up, ranked keys take the strictest and
+ * the others the last file's value (`.claude/settings.local.json` after `.claude/settings.json`).
  */
 export function combineSettings(
   user: SettingsLayer | undefined,
-  workspace: SettingsLayer | undefined,
+  workspaces: readonly SettingsLayer[],
 ): { settings: Record<string, unknown>; values: SettingValue[] } {
   const values: SettingValue[] = [];
-  const settings = walk("", user, user?.settings ?? {}, workspace, workspace?.settings ?? {}, values);
+  const objects = workspaces.map((layer) => layer.settings);
+  const settings = walk("", user, user?.settings ?? {}, workspaces, objects, values);
   return { settings, values };
 }
 
@@ -35,43 +39,45 @@ function walk(
   prefix: string,
   user: SettingsLayer | undefined,
   userObject: Record<string, unknown>,
-  workspace: SettingsLayer | undefined,
-  workspaceObject: Record<string, unknown>,
+  workspaces: readonly SettingsLayer[],
+  workspaceObjects: readonly Record<string, unknown>[],
   values: SettingValue[],
 ): Record<string, unknown> {
   const result: Record<string, unknown> = {};
-  const keys = new Set([...Object.keys(userObject), ...Object.keys(workspaceObject)]);
+  const keys = new Set([...Object.keys(userObject), ...workspaceObjects.flatMap((o) => Object.keys(o))]);
   for (const name of keys) {
     const key = prefix ? `${prefix}.${name}` : name;
     const u = userObject[name];
-    const w = workspaceObject[name];
+    const ws = workspaceObjects.map((object) => object[name]);
     // the policy reads its own keys from every file (src/policy/load.ts); the caller's pass through
     if (prefix === "" && (POLICY_KEYS.has(name) || OWN_LOADER_KEYS.has(name))) {
       if (u !== undefined) result[name] = u;
       continue;
     }
     const rule = ruleFor(key);
-    if (!rule && isSection(key) && (isPlainObject(u) || isPlainObject(w))) {
-      const inner = walk(key, user, asObject(u), workspace, asObject(w), values);
+    if (!rule && isSection(key) && (isPlainObject(u) || ws.some(isPlainObject))) {
+      const inner = walk(key, user, asObject(u), workspaces, ws.map(asObject), values);
       if (Object.keys(inner).length > 0) result[name] = inner;
       continue;
     }
-    const pair: Pair = {
-      key,
-      user: user && u !== undefined ? { layer: user, value: u } : undefined,
-      workspace: workspace && w !== undefined ? { layer: workspace, value: w } : undefined,
-    };
-    const chosen = decide(rule ?? { kind: "trusted" }, pair, values);
+    const userSide = user && u !== undefined ? { layer: user, value: u } : undefined;
+    const sides = workspaces.flatMap((layer, i) => (ws[i] === undefined ? [] : [{ layer, value: ws[i] }]));
+    const chosen = decide(rule ?? { kind: "trusted" }, key, userSide, sides, values);
     if (chosen !== undefined) result[name] = chosen;
   }
   return result;
 }
 
-function decide(rule: KeyRule, pair: Pair, values: SettingValue[]): unknown {
-  const { user, workspace } = pair;
-  const record = (side: NonNullable<Pair["user"]>, honoured: boolean, why?: string, wantsTrust?: boolean) =>
+function decide(
+  rule: KeyRule,
+  key: string,
+  user: Side | undefined,
+  workspaces: readonly Side[],
+  values: SettingValue[],
+): unknown {
+  const record = (side: Side, honoured: boolean, why?: string, wantsTrust?: boolean) =>
     values.push({
-      key: pair.key,
+      key: side.layer.keyNames?.[key] ?? key,
       value: side.value,
       file: side.layer.file,
       origin: side.layer.origin,
@@ -79,19 +85,44 @@ function decide(rule: KeyRule, pair: Pair, values: SettingValue[]): unknown {
       ...(why ? { why } : {}),
       ...(wantsTrust ? { wantsTrust } : {}),
     });
-  if (!workspace) {
+  const honoured: Extract<Outcome, { honoured: true }>[] = [];
+  for (const side of workspaces) {
+    const outcome = judgeWorkspaceValue(rule, user?.value, side.value, side.layer);
+    if (outcome.honoured) honoured.push(outcome);
+    record(side, outcome.honoured, outcome.why, outcome.honoured ? undefined : outcome.wantsTrust);
+  }
+  const last = honoured.at(-1);
+  if (!last) {
     if (user) record(user, true);
     return user?.value;
   }
-  const outcome = judgeWorkspaceValue(rule, user?.value, workspace.value, workspace.layer);
-  if (outcome.honoured) {
-    record(workspace, true, outcome.why);
-    if (user) record(user, outcome.userWhy === undefined || outcome.keepsUser === true, outcome.userWhy);
-  } else {
-    record(workspace, false, outcome.why, outcome.wantsTrust);
-    if (user) record(user, true);
+  if (user) record(user, last.userWhy === undefined || last.keepsUser === true, last.userWhy);
+  return mergeHonoured(
+    rule,
+    honoured.map((outcome) => outcome.value),
+  );
+}
+
+/** What several workspace files' honoured values come to: lists add up, ranked keys the strictest. */
+function mergeHonoured(rule: KeyRule, chosen: readonly unknown[]): unknown {
+  if (chosen.length === 1) return chosen[0];
+  switch (rule.kind) {
+    case "denials":
+    case "allowance":
+      return chosen.every(Array.isArray) ? [...new Set(chosen.flat())] : chosen.at(-1);
+    case "limit":
+      return strictest(chosen, limitRank(rule));
+    case "switch":
+      return strictest(chosen, (v) => (v === rule.strict ? 0 : 1));
+    case "ordered":
+      return strictest(chosen, (v) => rule.order.indexOf(String(v)));
+    default:
+      return chosen.at(-1);
   }
-  return outcome.honoured ? outcome.value : user?.value;
+}
+
+function strictest(chosen: readonly unknown[], rank: (value: unknown) => number): unknown {
+  return chosen.reduce((best, value) => (rank(value) < rank(best) ? value : best));
 }
 
 type Outcome =

@@ -50,6 +50,7 @@ export const KEY_RULES: Readonly<Record<string, KeyRule>> = {
   "sandbox.allowedDomains": { kind: "allowance" },
   "sandbox.deniedDomains": { kind: "denials" },
   "sandbox.allowWrite": { kind: "allowance" },
+  "sandbox.denyWrite": { kind: "denials" },
   "sandbox.denyRead": { kind: "denials" },
   "sandbox.env.allow": { kind: "allowance" },
   "search.engine": { kind: "neutral" },

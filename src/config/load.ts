@@ -3,6 +3,7 @@ import path from "node:path";
 import { originOf, shownPath } from "../trust/origin.js";
 import { resolveWorkspaceTrust, type WorkspaceTrust } from "../trust/workspace-trust.js";
 import type { SecretsConfig } from "../workspace/secrets.js";
+import { readClaudeSandbox } from "./claude-sandbox.js";
 import { combineSettings, type SettingsLayer } from "./combine.js";
 import { type ConfigReport, createConfigReport } from "./provenance.js";
 import { parseSettingsFile, readJsonFile, type Settings } from "./settings.js";
@@ -28,25 +29,39 @@ export interface SessionSettings {
 
 /**
  * The settings a session uses: the user's `~/.agents/settings.json` (or what the caller gives) with the
- * workspace's `.agents/settings.json` over it, key by key as src/config/key-rules.ts says.
+ * workspace's files over it, key by key as src/config/key-rules.ts says: `.agents/settings.json` (unless
+ * the caller gives settings), `.agents/settings.local.json`, and the `sandbox` sections of Claude Code's
+ * `.claude/settings.json` and `.claude/settings.local.json` (config/claude-sandbox.ts).
  */
 export function loadSessionSettings(options: SessionSettingsOptions): SessionSettings {
   const { root, home, trust, report } = options;
   const user = options.given
     ? { file: "settings given to Gantry", origin: "given" as const, settings: options.given, trusted: true }
-    : readLayer(path.join(home, ".agents", "settings.json"), root, home, trust, report);
-  const workspaceFile = path.join(root, ".agents", "settings.json");
-  const workspace =
-    options.given || originOf(workspaceFile, home, root) === "home"
-      ? undefined
-      : readLayer(workspaceFile, root, home, trust, report);
-  const combined = combineSettings(user, workspace);
+    : readLayer(path.join(home, ".agents", "settings.json"), root, home, trust, report, "gantry");
+  const files: [string, "gantry" | "claude"][] = [
+    ...(options.given ? [] : [[path.join(root, ".agents", "settings.json"), "gantry"] as [string, "gantry"]]),
+    [path.join(root, ".agents", "settings.local.json"), "gantry"],
+    [path.join(root, ".claude", "settings.json"), "claude"],
+    [path.join(root, ".claude", "settings.local.json"), "claude"],
+  ];
+  const workspaces = files
+    .filter(([file]) => originOf(file, home, root) !== "home")
+    .flatMap(([file, kind]) => readLayer(file, root, home, trust, report, kind) ?? []);
+  const combined = combineSettings(user, workspaces);
   report.values.push(...combined.values);
-  const own = workspace?.settings.secrets as SecretsConfig | undefined;
+  const own = workspaces.flatMap((layer) => {
+    const secrets = layer.settings.secrets as SecretsConfig | undefined;
+    return secrets ? [{ secrets, trusted: layer.trusted }] : [];
+  });
   const secrets = {
     user: (user?.settings.secrets ?? {}) as SecretsConfig,
-    ...(own
-      ? { workspace: { patterns: own.patterns ?? [], allow: workspace?.trusted ? (own.allow ?? []) : [] } }
+    ...(own.length > 0
+      ? {
+          workspace: {
+            patterns: own.flatMap(({ secrets }) => secrets.patterns ?? []),
+            allow: own.flatMap(({ secrets, trusted }) => (trusted ? (secrets.allow ?? []) : [])),
+          },
+        }
       : {}),
   };
   return { settings: combined.settings as Settings, secrets };
@@ -58,11 +73,13 @@ function readLayer(
   home: string,
   trust: WorkspaceTrust,
   report: ConfigReport,
+  kind: "gantry" | "claude",
 ): SettingsLayer | undefined {
   const raw = readJsonFile(file);
   if (raw === undefined) return undefined;
   const shown = shownPath(file, root, home);
-  const parsed = parseSettingsFile(shown, raw);
+  const parsed =
+    kind === "gantry" ? parseSettingsFile(shown, raw) : readClaudeSandbox(shown, raw, root, home);
   report.warnings.push(...parsed.warnings);
   const origin = originOf(file, home, root);
   const status = origin === "home" ? ({ trusted: true } as const) : trust.file(file);
@@ -72,6 +89,7 @@ function readLayer(
     settings: parsed.settings as Record<string, unknown>,
     trusted: status.trusted,
     ...(status.trusted ? {} : { untrustedWhy: status.why }),
+    ...("keyNames" in parsed ? { keyNames: parsed.keyNames } : {}),
   };
 }
 

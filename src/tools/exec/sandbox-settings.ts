@@ -18,6 +18,10 @@ const SandboxOptionsSchema = z.lazy(() =>
         .array(z.string())
         .optional()
         .describe("absolute folders writable besides the workspace (e.g. a package cache)"),
+      denyWrite: z
+        .array(z.string())
+        .optional()
+        .describe("absolute paths commands may not write, in the workspace too (e.g. a release folder)"),
       denyRead: z
         .array(z.string())
         .optional()

@@ -132,6 +132,7 @@ export function createCommandSandbox(options: SandboxOptions): CommandSandbox {
         ...gitPaths,
         ...RUN_ON_OPEN_PATHS.map((name) => path.join(workspace.root, name)),
         ...(options.allowAgentConfigEdits ? [] : protectedConfigPaths(workspace)),
+        ...(settings.denyWrite ?? []),
       ];
       const commandLine = await SandboxManager.wrapWithSandbox(
         command,
