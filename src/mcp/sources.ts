@@ -72,6 +72,7 @@ function serverSources(root: string, home: string, settingsGiven: boolean): Serv
     [".qwen/settings.json", "sse"],
     [".mcp.json", "http"],
     ...(settingsGiven ? [] : [[".agents/settings.json", "http"] as [string, "http"]]),
+    [".agents/settings.local.json", "http"],
   ];
   for (const [rel, bareUrl] of workspaceFiles) {
     const abs = path.join(root, rel);

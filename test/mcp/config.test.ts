@@ -89,6 +89,7 @@ describe("a workspace's MCP servers need trust", () => {
     }),
     ".gemini/settings.json": JSON.stringify({ mcpServers: { gem: { command: "gem-server" } } }),
     ".qwen/settings.json": JSON.stringify({ mcpServers: { qw: { command: "qw-server" } } }),
+    ".agents/settings.local.json": JSON.stringify({ mcpServers: { local: { command: "local-server" } } }),
   };
 
   it("untrusted, none of them is loaded; each is listed as ignored, wanting trust, with its command as written", async () => {
@@ -107,6 +108,7 @@ describe("a workspace's MCP servers need trust", () => {
       [".qwen/settings.json", "mcpServers.qw", false, true],
       [".mcp.json", "mcpServers.repo", false, true],
       [".agents/settings.json", "mcpServers.agents", false, true],
+      [".agents/settings.local.json", "mcpServers.local", false, true],
     ]);
     // the trust question shows the command line verbatim (the variable unexpanded: no secret is printed)
     const review = formatReview(reviewWorkspace(sessionTrust(ws.root, ws.home, "recorded"), ws.home)).join(
