@@ -8,7 +8,8 @@ import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js
 // never uses stay unloaded. node:crypto alone was about 6% of a tiny call's instructions, node:tty (and
 // the node:net it loads) a few %; a stdin of /dev/null is a character device too, told apart from a
 // terminal without node:tty. The bundle loads an imported built-in function on its first call
-// (rolldown.config.js); ids come from the kernel's random pool (src/session/random-ids.ts).
+// (rolldown.config.js); ids come from the kernel's random pool (src/session/random-ids.ts); the result is
+// written to descriptor 1, not through process.stdout (src/cli/stdout-sync.ts).
 
 let ws: TempWorkspace;
 let preload: string;
@@ -60,6 +61,9 @@ it("a one-shot view_file of a small file, its stdin /dev/null, loads neither nod
   );
   expect(loaded).not.toContain("NativeModule crypto");
   expect(loaded).not.toContain("NativeModule tty");
+  // the result goes to stdout (a pipe here) by its descriptor: no socket, so neither node:net nor streams
+  expect(loaded).not.toContain("NativeModule net");
+  expect(loaded).not.toContain("NativeModule stream");
   expect(text).toBe("    1\texport const a = 1;");
 });
 

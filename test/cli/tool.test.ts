@@ -1,8 +1,9 @@
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT, runGantry, runGantryTool } from "../support/cli.js";
+import { GANTRY_BIN, REPO_ROOT, runGantry, runGantryTool } from "../support/cli.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
 
 // Runs the real built command (dist/cli/main.js): build first with `npx tsc -p tsconfig.build.json`.
@@ -15,6 +16,16 @@ beforeAll(async () => {
   await writeFile(path.join(ws.parent, "x"), "OUTSIDE SECRET");
 });
 afterAll(async () => ws?.cleanup());
+
+/** `command args…` in the workspace, its output collected (python3 stands between the test and gantry). */
+function runNodeThrough(command: string, args: string[]) {
+  const run = spawnSync(command, args, {
+    cwd: ws.root,
+    env: { ...process.env, HOME: ws.home },
+    encoding: "utf8",
+  });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
 
 describe("gantry tool", () => {
   it("runs view_file through the pipeline and prints the result JSON", async () => {
@@ -30,6 +41,45 @@ describe("gantry tool", () => {
     expect(result.error).toBe(false);
     expect(result.text).toBe("    1\t# Demo\n    2\thello from the readme");
     expect(result.metadata).toMatchObject({ path: "README.md", totalLines: 2, truncated: false });
+  });
+
+  it("writes a whole large result to a non-blocking stdout pipe whose reader is slow", async () => {
+    // 300 KB of result: far more than a pipe holds, so the write meets a full pipe (EAGAIN) and waits
+    await writeFile(path.join(ws.root, "big.txt"), `${"x".repeat(199)}\n`.repeat(1_500));
+    await mkdir(path.join(ws.home, ".agents"), { recursive: true });
+    await writeFile(path.join(ws.home, ".agents/settings.json"), '{"limits":{"maxOutputChars":1000000}}');
+    const reader = [
+      "import os, subprocess, sys, time",
+      "r, w = os.pipe()",
+      "os.set_blocking(w, False)",
+      "p = subprocess.Popen(sys.argv[1:], stdout=w, stdin=subprocess.DEVNULL)",
+      "os.close(w)",
+      "time.sleep(1)",
+      "chunks = []",
+      "while True:",
+      "    chunk = os.read(r, 65536)",
+      "    if not chunk: break",
+      "    chunks.append(chunk)",
+      "sys.stdout.buffer.write(b''.join(chunks))",
+      "sys.exit(p.wait())",
+    ].join("\n");
+    const args = JSON.stringify({ AbsolutePath: "big.txt", StartLine: 1, EndLine: 1_500 });
+    const run = await runNodeThrough("python3", [
+      "-c",
+      reader,
+      process.execPath,
+      GANTRY_BIN,
+      "tool",
+      "view_file",
+      args,
+    ]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout) as { text: string; metadata: { totalLines: number } };
+    expect(run.stdout.length).toBeGreaterThan(300_000);
+    expect(result.metadata.totalLines).toBe(1_500);
+    expect(result.text.split("\n")).toHaveLength(1_500);
+    await rm(path.join(ws.home, ".agents/settings.json"));
   });
 
   it("uses the current folder as the workspace when --workspace is not given", async () => {

@@ -2,6 +2,7 @@ import { createGantrySession } from "../../gantry.js";
 import { cliPermissionOptions } from "../../policy/cli.js";
 import { parseWithoutCompiling } from "../one-shot.js";
 import { type GlobalOptions, UsageError } from "../options.js";
+import { writeStdoutSync } from "../stdout-sync.js";
 import { cliTrustOption, reportConfigNotices } from "../trust-option.js";
 
 /** `gantry tool <name> '<json args>'`: one call through the full pipeline; the result JSON on stdout. */
@@ -47,7 +48,7 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
     if (name.startsWith("mcp__"))
       for (const failure of await session.mcp.startFor([name])) process.stderr.write(`gantry: ${failure}\n`);
     const result = await session.pipeline.run({ name, args: toolArgs }, { signal: controller.signal });
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    writeStdoutSync(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } finally {
     approvals.close();
