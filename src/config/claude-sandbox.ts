@@ -7,22 +7,24 @@ import { z } from "zod";
  * What Gantry's sandbox has no equivalent for is named and left out, never silently dropped (most of
  * it loosens: commands that skip the sandbox, sockets, a weaker nested sandbox).
  */
-const ClaudeSandboxSchema = z.looseObject({
-  enabled: z.boolean().optional(),
-  network: z
-    .looseObject({
-      allowedDomains: z.array(z.string()).optional(),
-      deniedDomains: z.array(z.string()).optional(),
-    })
-    .optional(),
-  filesystem: z
-    .looseObject({
-      allowWrite: z.array(z.string()).optional(),
-      denyWrite: z.array(z.string()).optional(),
-      denyRead: z.array(z.string()).optional(),
-    })
-    .optional(),
-});
+const ClaudeSandboxSchema = z.lazy(() =>
+  z.looseObject({
+    enabled: z.boolean().optional(),
+    network: z
+      .looseObject({
+        allowedDomains: z.array(z.string()).optional(),
+        deniedDomains: z.array(z.string()).optional(),
+      })
+      .optional(),
+    filesystem: z
+      .looseObject({
+        allowWrite: z.array(z.string()).optional(),
+        denyWrite: z.array(z.string()).optional(),
+        denyRead: z.array(z.string()).optional(),
+      })
+      .optional(),
+  }),
+);
 
 /** Gantry's key for each Claude Code key it honours. */
 const TRANSLATED: Readonly<Record<string, string>> = {

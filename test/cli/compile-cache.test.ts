@@ -98,9 +98,9 @@ it("a code cache folder others may write is neither read nor written: a planted 
   const source = readFileSync(path.join(bundle, main), "latin1");
   const other = source.replace("Usage:\n  gantry [options]", "Usage:\n  PLANTD [options]");
   expect(other.length).toBe(source.length);
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${other}\n})`, {
-    filename: path.join(bundle, main),
-  });
+  // the build writes the chunk as the function the launcher compiles (rolldown.config.js)
+  expect(other.startsWith("(function (exports, require, module, __filename, __dirname) {")).toBe(true);
+  const script = new Script(other, { filename: path.join(bundle, main) });
   const planted = path.join(folder, `${main}.${source.length}.cache`);
   writeFileSync(planted, script.createCachedData());
   const help = () => runGantry(["--help"], { env: withoutCacheSettings() });
@@ -118,4 +118,28 @@ it("a code cache folder others may write is neither read nor written: a planted 
   chmodSync(folder, 0o700);
   chmodSync(path.dirname(folder), 0o777);
   expect((await help()).stdout).not.toContain("PLANTD");
+});
+
+it("the chunks the launcher loads are written as the function it compiles; what a worker thread loads stays plain", () => {
+  const bundle = path.join(REPO_ROOT, "dist", "bundle");
+  const head = "(function (exports, require, module, __filename, __dirname) {";
+  const text = (name: string) => readFileSync(path.join(bundle, name), "latin1");
+  // a worker script and every chunk it requires, as Node's own loader reads them in a worker thread
+  const plain = new Set<string>();
+  const reach = (name: string) => {
+    if (plain.has(name)) return;
+    plain.add(name);
+    for (const [, required] of text(name).matchAll(/require\("\.\/([\w.-]+\.js)"\)/g))
+      reach(required as string);
+  };
+  reach("scan-worker.js");
+  reach("markdown-worker.js");
+  for (const name of plain) expect(text(name).startsWith(head), name).toBe(false);
+  const chunks = readdirSync(bundle).filter((name) => name.endsWith(".js"));
+  const wrapped = chunks.filter((name) => !plain.has(name));
+  expect(wrapped.some((name) => /^main-[\w-]+\.js$/.test(name))).toBe(true);
+  for (const name of wrapped) {
+    expect(text(name).startsWith(head), name).toBe(true);
+    expect(text(name).endsWith("\n})"), name).toBe(true);
+  }
 });

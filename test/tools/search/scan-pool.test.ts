@@ -165,9 +165,9 @@ describe("the Node engine's scan workers", () => {
   it("runs the bundled worker script, which sits next to the bundle chunk that starts it", async () => {
     const bundle = path.join(REPO_ROOT, "dist", "bundle");
     const starters = readdirSync(bundle).filter((name) =>
-      // the CommonJS bundle spells import.meta.url as the chunk's own file URL
-      readFileSync(path.join(bundle, name), "utf8").includes(
-        'new URL("./scan-worker.js", require("url").pathToFileURL(__filename).href)',
+      // the CommonJS bundle spells import.meta.url as the chunk's own file URL (minified, any quotes)
+      /new URL\(\s*["'`]\.\/scan-worker\.js["'`],\s*require\("url"\)\.pathToFileURL\(__filename\)\.href\s*\)/.test(
+        readFileSync(path.join(bundle, name), "utf8"),
       ),
     );
     expect(starters.length).toBeGreaterThan(0);
