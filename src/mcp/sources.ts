@@ -5,6 +5,7 @@ import { didYouMean } from "../config/settings.js";
 import { scriptsNamedBy } from "../trust/hook-scripts.js";
 import { originOf, shownPath } from "../trust/origin.js";
 import type { WorkspaceTrust } from "../trust/workspace-trust.js";
+import { claudeMcpApprovals } from "./claude-approvals.js";
 import {
   type McpServerConfig,
   type McpServerEntry,
@@ -110,6 +111,8 @@ export function loadMcpServers(options: LoadMcpOptions): { servers: McpServerCon
     ))
       add(config);
   }
+  const { disabled } = claudeMcpApprovals(root, home, (file) => trust.file(file).trusted, warnings);
+  const mcpJson = path.join(root, ".mcp.json");
   for (const source of serverSources(root, home, options.settingsGiven === true)) {
     const raw = readServersOf(source, warnings);
     if (raw === undefined) continue;
@@ -117,6 +120,11 @@ export function loadMcpServers(options: LoadMcpOptions): { servers: McpServerCon
       source.abs === path.join(home, ".claude.json") ? "~/.claude.json" : shownPath(source.abs, root, home);
     const status = source.origin === "home" ? ({ trusted: true } as const) : trust.file(source.abs);
     for (const config of readEntries(raw, shown, source.origin, root, env, source.bareUrl, warnings)) {
+      const refusedIn = source.abs === mcpJson ? disabled.get(config.name) : undefined;
+      if (refusedIn !== undefined) {
+        report.values.push(valueOf(config, false, `switched off by disabledMcpjsonServers in ${refusedIn}`));
+        continue;
+      }
       const pinned = !status.trusted
         ? status.why
         : source.origin === "workspace"
