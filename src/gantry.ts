@@ -194,10 +194,14 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     hookConditions ??= createHookConditions(permissions, (name) => registry.lookup(name));
     return hookConditions;
   };
-  // what SessionStart hooks write to CLAUDE_ENV_FILE, for the session's commands
-  const sessionVariables = createSessionVariables();
+  // the `env` setting and what SessionStart hooks write to CLAUDE_ENV_FILE, for the session's commands
+  const sessionVariables = createSessionVariables(settings.env);
   const hookRuntime = createHookRuntime({
     sessionVariables,
+    // the `env` setting reaches hooks too, as Claude Code's does
+    ...(settings.env && Object.keys(settings.env).length > 0
+      ? { env: { ...process.env, ...settings.env } }
+      : {}),
     inbox,
     config: hookConfig,
     workspaceRoot: workspace.root,

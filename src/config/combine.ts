@@ -116,6 +116,8 @@ function mergeHonoured(rule: KeyRule, chosen: readonly unknown[]): unknown {
       return strictest(chosen, (v) => (v === rule.strict ? 0 : 1));
     case "ordered":
       return strictest(chosen, (v) => rule.order.indexOf(String(v)));
+    case "variables":
+      return Object.assign({}, ...chosen);
     default:
       return chosen.at(-1);
   }
@@ -176,6 +178,14 @@ function judgeWorkspaceValue(rule: KeyRule, u: unknown, w: unknown, layer: Setti
       return judgeOrdered((v) => (v === rule.strict ? 0 : 1), u, w, layer, untrusted, rule.fallback);
     case "ordered":
       return judgeOrdered((v) => rule.order.indexOf(String(v)), u, w, layer, untrusted, rule.fallback);
+    case "variables":
+      if (!layer.trusted) return { honoured: false, why: untrusted, wantsTrust: true };
+      return {
+        honoured: true,
+        value: { ...asObject(u), ...asObject(w) },
+        userWhy: "a variable the trusted workspace also sets takes its value",
+        keepsUser: true,
+      };
   }
 }
 

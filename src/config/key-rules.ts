@@ -20,7 +20,9 @@ export type KeyRule =
   /** A switch whose `strict` value is the safe one (sandbox on, agent config edits off). */
   | { kind: "switch"; strict: boolean; fallback: boolean }
   /** One of an ordered set of values, strictest first. */
-  | { kind: "ordered"; order: readonly string[]; fallback: string };
+  | { kind: "ordered"; order: readonly string[]; fallback: string }
+  /** Named values (`env`): only from a trusted workspace, each name over the home's of the same name. */
+  | { kind: "variables" };
 
 const limit = (fallback?: number): KeyRule => ({ kind: "limit", ...(fallback ? { fallback } : {}) });
 
@@ -65,6 +67,8 @@ export const KEY_RULES: Readonly<Record<string, KeyRule>> = {
   // subagents.models.* choose models (like `model`): unlisted, so only a trusted workspace sets them
   "hooks.idleNotificationSeconds": { kind: "neutral" },
   maxTurns: limit(),
+  // variables for every command and hook: a repository's PATH or BASH_ENV would run its code
+  env: { kind: "variables" },
   model: { kind: "trusted" },
   baseUrl: { kind: "trusted" },
   contextWindow: { kind: "trusted" },

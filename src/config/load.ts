@@ -3,7 +3,7 @@ import path from "node:path";
 import { originOf, shownPath } from "../trust/origin.js";
 import { resolveWorkspaceTrust, type WorkspaceTrust } from "../trust/workspace-trust.js";
 import type { SecretsConfig } from "../workspace/secrets.js";
-import { readClaudeSandbox } from "./claude-sandbox.js";
+import { readClaudeSettings } from "./claude-settings.js";
 import { combineSettings, type SettingsLayer } from "./combine.js";
 import { type ConfigReport, createConfigReport } from "./provenance.js";
 import { parseSettingsFile, readJsonFile, type Settings } from "./settings.js";
@@ -30,8 +30,8 @@ export interface SessionSettings {
 /**
  * The settings a session uses: the user's `~/.agents/settings.json` (or what the caller gives) with the
  * workspace's files over it, key by key as src/config/key-rules.ts says: `.agents/settings.json` (unless
- * the caller gives settings), `.agents/settings.local.json`, and the `sandbox` sections of Claude Code's
- * `.claude/settings.json` and `.claude/settings.local.json` (config/claude-sandbox.ts).
+ * the caller gives settings), `.agents/settings.local.json`, and the `sandbox` sections and `env` of
+ * Claude Code's `.claude/settings.json` and `.claude/settings.local.json` (config/claude-settings.ts).
  */
 export function loadSessionSettings(options: SessionSettingsOptions): SessionSettings {
   const { root, home, trust, report } = options;
@@ -79,7 +79,7 @@ function readLayer(
   if (raw === undefined) return undefined;
   const shown = shownPath(file, root, home);
   const parsed =
-    kind === "gantry" ? parseSettingsFile(shown, raw) : readClaudeSandbox(shown, raw, root, home);
+    kind === "gantry" ? parseSettingsFile(shown, raw) : readClaudeSettings(shown, raw, root, home);
   report.warnings.push(...parsed.warnings);
   const origin = originOf(file, home, root);
   const status = origin === "home" ? ({ trusted: true } as const) : trust.file(file);

@@ -10,6 +10,7 @@ import { WebSettingsSchema } from "../tools/web/settings.js";
 import { LimitsSettingsSchema } from "../workspace/limits.js";
 import { SecretsSchema } from "../workspace/secrets.js";
 import { didYouMean } from "./did-you-mean.js";
+import { EnvSettingSchema } from "./env-setting.js";
 
 // other settings readers (src/mcp/sources.ts) name unknown keys the same way
 export { didYouMean };
@@ -59,6 +60,7 @@ export const SettingsSchema = z.lazy(() =>
     baseUrl: z.string().optional().describe("the provider's API base URL (required for openai-compatible)"),
     contextWindow: z.number().int().positive().optional().describe("the model's context window in tokens"),
     maxTurns: z.number().int().positive().optional().describe("model turns a headless run may take"),
+    env: EnvSettingSchema.optional(),
     subagents: SubagentSettingsSchema.optional(),
     hooks: HookSettingsSchema.optional(),
     /** MCP servers by name; read with the other files that hold them by src/mcp/sources.ts, not merged here. */

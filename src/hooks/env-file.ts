@@ -14,8 +14,13 @@ export interface SessionVariables {
   replace(values: ReadonlyMap<string, string | null>): void;
 }
 
-export function createSessionVariables(): SessionVariables {
-  let values: ReadonlyMap<string, string | null> = new Map();
+/**
+ * `settings` are the session's `env` setting (config/env-setting.ts): they hold from the start, and what
+ * the hooks' file sets goes over them name by name.
+ */
+export function createSessionVariables(settings: Readonly<Record<string, string>> = {}): SessionVariables {
+  const base = Object.entries(settings);
+  let values: ReadonlyMap<string, string | null> = new Map(base);
   let version = 0;
   return {
     get version() {
@@ -25,7 +30,7 @@ export function createSessionVariables(): SessionVariables {
       return values;
     },
     replace(next) {
-      values = next;
+      values = base.length === 0 ? next : new Map([...base, ...next]);
       version++;
     },
   };

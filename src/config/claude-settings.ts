@@ -1,11 +1,13 @@
 import path from "node:path";
 import { z } from "zod";
+import { EnvSettingSchema } from "./env-setting.js";
 
 /**
  * The `sandbox` section of Claude Code's `.claude/settings.json` and `.claude/settings.local.json`,
  * read as Gantry's own `sandbox` keys so a repository set up for Claude Code is sandboxed the same way.
  * What Gantry's sandbox has no equivalent for is named and left out, never silently dropped (most of
- * it loosens: commands that skip the sandbox, sockets, a weaker nested sandbox).
+ * it loosens: commands that skip the sandbox, sockets, a weaker nested sandbox). The files' `env` is
+ * Gantry's `env` as it is.
  */
 const ClaudeSandboxSchema = z.lazy(() =>
   z.looseObject({
@@ -51,8 +53,8 @@ const UNSUPPORTED_WHY: Readonly<Record<string, string>> = {
   "filesystem.allowRead": "what sandbox.filesystem.denyRead or a secret pattern hides stays hidden",
 };
 
-export interface ClaudeSandboxLayer {
-  /** `{ sandbox: {...} }` in Gantry's terms, paths made absolute; empty when the file sets none. */
+export interface ClaudeSettingsLayer {
+  /** `{ sandbox: {...}, env: {...} }` in Gantry's terms, paths made absolute; empty when the file sets neither. */
   settings: Record<string, unknown>;
   /** Gantry's key → the key as the file writes it (`sandbox.allowedDomains` → `sandbox.network.allowedDomains`). */
   keyNames: Record<string, string>;
@@ -61,27 +63,29 @@ export interface ClaudeSandboxLayer {
 }
 
 /**
- * Reads the `sandbox` section of one Claude Code settings file (`shown` names it in messages). A value of
- * the wrong type is an error naming the file and the key. Paths follow Claude Code: `//x` is the absolute
- * `/x`, `~/x` is in the home, `./x` and `x` are in the workspace; `/x` is relative to the workspace there,
+ * Reads the `sandbox` section and the `env` of one Claude Code settings file (`shown` names it in
+ * messages). A value of the wrong type is an error naming the file and the key. Paths follow Claude
+ * Code: `//x` is the absolute `/x`, `~/x` is in the home, `./x` and `x` are in the workspace; `/x` is relative to the workspace there,
  * and a denial of it also covers the absolute `/x` (only ever hiding more).
  */
-export function readClaudeSandbox(
+export function readClaudeSettings(
   shown: string,
   raw: unknown,
   root: string,
   home: string,
-): ClaudeSandboxLayer {
-  const layer: ClaudeSandboxLayer = { settings: {}, keyNames: {}, warnings: [] };
-  const section = (raw as { sandbox?: unknown } | null | undefined)?.sandbox;
-  if (section === undefined || typeof raw !== "object" || raw === null) return layer;
-  const parsed = ClaudeSandboxSchema.safeParse(typeof section === "boolean" ? { enabled: section } : section);
-  if (!parsed.success) {
-    const problems = parsed.error.issues
-      .map((i) => `${["sandbox", ...i.path].join(".")}: ${i.message}`)
-      .join("; ");
-    throw new Error(`invalid settings in ${shown}: ${problems}`);
+): ClaudeSettingsLayer {
+  const layer: ClaudeSettingsLayer = { settings: {}, keyNames: {}, warnings: [] };
+  if (typeof raw !== "object" || raw === null) return layer;
+  const { sandbox: section, env } = raw as { sandbox?: unknown; env?: unknown };
+  if (env !== undefined) {
+    const parsedEnv = EnvSettingSchema.safeParse(env);
+    if (!parsedEnv.success)
+      throw new Error(`invalid settings in ${shown}: ${issuesOf(parsedEnv.error, "env")}`);
+    layer.settings.env = parsedEnv.data;
   }
+  if (section === undefined) return layer;
+  const parsed = ClaudeSandboxSchema.safeParse(typeof section === "boolean" ? { enabled: section } : section);
+  if (!parsed.success) throw new Error(`invalid settings in ${shown}: ${issuesOf(parsed.error, "sandbox")}`);
   const sandbox: Record<string, unknown> = {};
   for (const [claudeKey, value] of leaves(parsed.data)) {
     const gantryKey = TRANSLATED[claudeKey];
@@ -94,8 +98,12 @@ export function readClaudeSandbox(
     sandbox[name] = PATH_KEYS.has(name) ? pathsOf(name, value as string[], root, home) : value;
     layer.keyNames[gantryKey] = `sandbox.${claudeKey}`;
   }
-  if (Object.keys(sandbox).length > 0) layer.settings = { sandbox };
+  if (Object.keys(sandbox).length > 0) layer.settings.sandbox = sandbox;
   return layer;
+}
+
+function issuesOf(error: z.ZodError, section: string): string {
+  return error.issues.map((i) => `${[section, ...i.path].join(".")}: ${i.message}`).join("; ");
 }
 
 /** The section's values by dotted key below `sandbox` (`network.allowedDomains`, `excludedCommands`). */
