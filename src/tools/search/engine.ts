@@ -31,6 +31,8 @@ export interface GrepRequest {
 export interface GrepLine {
   line: number;
   text: string;
+  /** `text` is already the window of a long line the model is shown (long-lines.ts), not the whole line. */
+  shortened?: true;
 }
 
 export interface GrepFile {

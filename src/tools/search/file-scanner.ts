@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { HAS_PROC_FD, openVerifiedSync } from "../../workspace/paths.js";
 import type { GrepLine } from "./engine.js";
+import { windowOfLineBytes } from "./long-lines.js";
 import type { LineMatcher } from "./matcher.js";
 
 const CHUNK_BYTES = 64 * 1024;
@@ -9,6 +10,8 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
 interface LineSpan {
   start: number;
   end: number;
+  /** Where a literal needle's first match on the line starts (byte hits only). */
+  at?: number;
 }
 
 export type FileScan =
@@ -143,7 +146,14 @@ export function createFileScanner(matcher: LineMatcher, maxFileBytes: number) {
         counted = hit.start;
         state.count++;
         if (state.lines.length < state.keepLines) {
-          state.lines.push({ line, text: region.toString("utf8", hit.start, hit.end).replace(/\r$/, "") });
+          // a long line of a minified file is cut to what the model is shown without decoding it whole
+          const window =
+            hit.at === undefined ? undefined : windowOfLineBytes(region, hit.start, hit.end, hit.at);
+          state.lines.push(
+            window !== undefined
+              ? { line, text: window, shortened: true }
+              : { line, text: region.toString("utf8", hit.start, hit.end).replace(/\r$/, "") },
+          );
         }
       }
       state.lineBase = line + countBreaks(region, counted, end);
@@ -158,7 +168,7 @@ export function createFileScanner(matcher: LineMatcher, maxFileBytes: number) {
       if (at < 0) break;
       const start = at === 0 ? 0 : region.lastIndexOf(10, at - 1) + 1;
       const lineEnd = nextBreak(region, at);
-      hits.push({ start, end: lineEnd });
+      hits.push({ start, end: lineEnd, at });
       from = lineEnd + 1;
     }
     return hits;

@@ -3,8 +3,9 @@ import { withReadRules } from "../../policy/read-visibility.js";
 import { defineTool, errorResult, okResult, type ToolResult } from "../contract.js";
 import type { ToolEnvironment } from "../environment.js";
 import { nextCall, offsetArgument } from "../paging.js";
-import type { GrepOutcome, GrepRequest } from "./engine.js";
+import type { GrepLine, GrepOutcome, GrepRequest } from "./engine.js";
 import { isNameOnly } from "./glob.js";
+import { MAX_LINE_CHARS, windowOfLine } from "./long-lines.js";
 import { compileMatcher, type LineMatcher } from "./matcher.js";
 
 /**
@@ -47,7 +48,6 @@ const GrepSearchArgs = z.lazy(() =>
 type GrepSearchArgs = z.infer<typeof GrepSearchArgs>;
 
 /** Lines longer than this are shown as a window around the first match. */
-const MAX_LINE_CHARS = 300;
 
 export function createGrepSearchTool(env: ToolEnvironment) {
   return defineTool({
@@ -173,8 +173,7 @@ function resultRows(outcome: GrepOutcome, { request, matcher }: FormatContext): 
   const rows: string[] = [];
   for (const file of outcome.files) {
     if (!request.matchPerLine) rows.push(file.path);
-    else
-      for (const hit of file.lines) rows.push(`${file.path}:${hit.line}: ${shortenLine(hit.text, matcher)}`);
+    else for (const hit of file.lines) rows.push(`${file.path}:${hit.line}: ${shortenLine(hit, matcher)}`);
   }
   return rows;
 }
@@ -227,11 +226,8 @@ function skipNote(outcome: GrepOutcome): string | undefined {
   return parts.length > 0 ? `[skipped ${parts.join(" and ")} file(s)]` : undefined;
 }
 
-/** A long (minified) line is cut to a window around its first match, marked with "…". */
-function shortenLine(text: string, matcher: LineMatcher | undefined): string {
-  if (text.length <= MAX_LINE_CHARS) return text;
-  const at = Math.max(0, matcher?.firstIndex(text) ?? 0);
-  const start = Math.max(0, Math.min(at - MAX_LINE_CHARS / 3, text.length - MAX_LINE_CHARS));
-  const end = start + MAX_LINE_CHARS;
-  return `${start > 0 ? "…" : ""}${text.slice(start, end)}${end < text.length ? "…" : ""}`;
+/** A long (minified) line is cut to a window around its first match, marked with "…" (long-lines.ts). */
+function shortenLine(hit: GrepLine, matcher: LineMatcher | undefined): string {
+  if (hit.shortened) return hit.text;
+  return windowOfLine(hit.text, hit.text.length <= MAX_LINE_CHARS ? 0 : (matcher?.firstIndex(hit.text) ?? 0));
 }

@@ -324,6 +324,24 @@ describe.each<Engine>(["ripgrep", "node"])("grep_search (%s engine)", (engine) =
     expect((shown as string).length).toBeLessThan(400);
   });
 
+  it("shows a long line's window the same for a literal query as for the same query as a regex", async () => {
+    const files = {
+      "a/min.js": `${"x=1;".repeat(20_000)}NEEDLE${"y=2;".repeat(30_000)}\r\n`,
+      "b/end.js": `${"z".repeat(50_000)}NEEDLE\n`,
+      "c/start.js": `NEEDLE${"w".repeat(9_000)}\n`,
+      "d/uni.js": `${"é".repeat(3_000)}NEEDLE${"ü".repeat(3_000)}\n`,
+      "e/twice.js": `${"q".repeat(6_000)}NEEDLE${"r".repeat(200)}NEEDLE${"s".repeat(6_000)}\n`,
+    };
+    const literal = resultLines(await grep(files, { Query: "NEEDLE" }));
+    await fixture?.close();
+    const regex = resultLines(await grep(files, { Query: "NEE[D]LE", IsRegex: true }));
+    expect(literal).toEqual(regex);
+    expect(literal).toHaveLength(5);
+    for (const row of literal) expect(row.length).toBeLessThan(330);
+    expect(literal[1]).toMatch(/^b\/end\.js:1: …z+NEEDLE$/);
+    expect(literal[2]).toMatch(/^c\/start\.js:1: NEEDLEw+…$/);
+  });
+
   it("numbers lines correctly past the first read chunk and across CRLF files", async () => {
     const filler = "filler line\r\n".repeat(20_000);
     const result = await grep({ "long.txt": `first hit\r\n${filler}second hit\r\n` }, { Query: "hit" });
