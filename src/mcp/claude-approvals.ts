@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { shownPath } from "../trust/origin.js";
+import type { JsonFiles } from "./sources.js";
 
 /**
  * Claude Code's answers about a project's `.mcp.json` servers. `disabledMcpjsonServers` is a user's
@@ -12,8 +12,11 @@ import { shownPath } from "../trust/origin.js";
 export function claudeMcpApprovals(
   root: string,
   home: string,
-  isTrusted: (file: string) => boolean,
-  warnings: string[],
+  {
+    files: readJson,
+    isTrusted,
+    warnings,
+  }: { files: JsonFiles; isTrusted: (file: string) => boolean; warnings: string[] },
 ): { disabled: Map<string, string> } {
   const disabled = new Map<string, string>();
   const files: {
@@ -36,7 +39,8 @@ export function claudeMcpApprovals(
     })),
   ];
   for (const { abs, shown, workspace, pick } of files) {
-    const json = readObject(abs);
+    // a file that is not JSON is named by the reader of its servers or settings
+    const { json } = readJson(abs);
     const section = json && (pick ? pick(json) : json);
     if (typeof section !== "object" || section === null) continue;
     const {
@@ -57,16 +61,4 @@ export function claudeMcpApprovals(
         );
   }
   return { disabled };
-}
-
-/** A JSON file's top object; undefined when it is missing or not JSON (their own readers say so). */
-function readObject(file: string): Record<string, unknown> | undefined {
-  try {
-    const json = JSON.parse(readFileSync(file, "utf8")) as unknown;
-    return typeof json === "object" && json !== null && !Array.isArray(json)
-      ? (json as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }

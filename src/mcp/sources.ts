@@ -111,10 +111,15 @@ export function loadMcpServers(options: LoadMcpOptions): { servers: McpServerCon
     ))
       add(config);
   }
-  const { disabled } = claudeMcpApprovals(root, home, (file) => trust.file(file).trusted, warnings);
+  const files = jsonFiles();
+  const { disabled } = claudeMcpApprovals(root, home, {
+    files,
+    isTrusted: (file) => trust.file(file).trusted,
+    warnings,
+  });
   const mcpJson = path.join(root, ".mcp.json");
   for (const source of serverSources(root, home, options.settingsGiven === true)) {
-    const raw = readServersOf(source, warnings);
+    const raw = readServersOf(source, files, warnings);
     if (raw === undefined) continue;
     const shown =
       source.abs === path.join(home, ".claude.json") ? "~/.claude.json" : shownPath(source.abs, root, home);
@@ -162,25 +167,35 @@ export function serverScripts(config: McpServerConfig, root: string): string[] {
   return config.transport.kind === "stdio" ? scriptsNamedBy(config.verbatim, root) : [];
 }
 
-function readServersOf(source: ServerSource, warnings: string[]): unknown {
-  let text: string;
-  try {
-    text = readFileSync(source.abs, "utf8");
-  } catch {
-    return undefined;
-  }
-  try {
-    const json = JSON.parse(text) as unknown;
-    return typeof json === "object" && json !== null
-      ? source.pick(json as Record<string, unknown>)
-      : undefined;
-  } catch (cause) {
-    // a broken file of another harness must not stop Gantry: its servers are skipped, and said so
-    warnings.push(
-      `${source.abs} is not valid JSON (${(cause as Error).message}); its MCP servers are skipped`,
-    );
-    return undefined;
-  }
+/**
+ * A file's JSON, read and parsed once per load (`~/.claude.json`, often megabytes of Claude Code's state,
+ * holds both a project's servers and its approvals): undefined when missing or unreadable, an error
+ * message when it is not JSON.
+ */
+export type JsonFiles = (abs: string) => { json?: Record<string, unknown>; broken?: string };
+
+function jsonFiles(): JsonFiles {
+  const read = new Map<string, ReturnType<JsonFiles>>();
+  return (abs) => {
+    let found = read.get(abs);
+    if (found) return found;
+    try {
+      const json = JSON.parse(readFileSync(abs, "utf8")) as unknown;
+      found = typeof json === "object" && json !== null ? { json: json as Record<string, unknown> } : {};
+    } catch (cause) {
+      found = (cause as NodeJS.ErrnoException).code ? {} : { broken: (cause as Error).message };
+    }
+    read.set(abs, found);
+    return found;
+  };
+}
+
+function readServersOf(source: ServerSource, files: JsonFiles, warnings: string[]): unknown {
+  const { json, broken } = files(source.abs);
+  // a broken file of another harness must not stop Gantry: its servers are skipped, and said so
+  if (broken !== undefined)
+    warnings.push(`${source.abs} is not valid JSON (${broken}); its MCP servers are skipped`);
+  return json ? source.pick(json) : undefined;
 }
 
 function readEntries(

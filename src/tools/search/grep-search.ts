@@ -47,8 +47,6 @@ const GrepSearchArgs = z.lazy(() =>
 
 type GrepSearchArgs = z.infer<typeof GrepSearchArgs>;
 
-/** Lines longer than this are shown as a window around the first match. */
-
 export function createGrepSearchTool(env: ToolEnvironment) {
   return defineTool({
     spec: {
