@@ -1,7 +1,6 @@
 import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { AnyTool, ShellCommand } from "../tools/contract.js";
-import { commandChecks } from "./command-checks.js";
 import type { Check } from "./rules.js";
 
 /** Argument fields that name a path, and whether the tool treats it as a folder (SPEC §2 names). */
@@ -45,6 +44,9 @@ export async function checksForCall(call: CallToJudge, context: CheckContext): P
   if (commands !== undefined) {
     const checks: Check[] = spec.name === COMMAND_TOOL ? [] : [toolCheck(call.tool)];
     const callContext = { ...context, landings: new Map() };
+    // the shell analysis (a parser and the tables of what programs read, write and run) loads with
+    // the first command judged, not with every start
+    const { commandChecks } = await import("./command-checks.js");
     for (const command of commands) checks.push(...(await commandChecks(command, callContext)));
     return checks.length > 0 ? checks : [toolCheck(call.tool)];
   }

@@ -25,13 +25,13 @@ export async function editPreview(
   switch (tool) {
     case "write_to_file":
       return clip(
-        describeChange(name, before ?? "", String(args.CodeContent ?? ""), before === undefined).diff,
+        (await describeChange(name, before ?? "", String(args.CodeContent ?? ""), before === undefined)).diff,
       );
     case "replace_file_content":
-      return clip(replacementsPreview(name, before, [args]));
+      return clip(await replacementsPreview(name, before, [args]));
     case "multi_replace_file_content":
       return clip(
-        replacementsPreview(
+        await replacementsPreview(
           name,
           before,
           Array.isArray(args.ReplacementChunks) ? (args.ReplacementChunks as Record<string, unknown>[]) : [],
@@ -45,11 +45,11 @@ export async function editPreview(
 }
 
 /** The file after the replacements when each target is found in it; else each chunk on its own. */
-function replacementsPreview(
+async function replacementsPreview(
   name: string,
   before: string | undefined,
   chunks: Record<string, unknown>[],
-): string {
+): Promise<string> {
   let after = before;
   for (const chunk of chunks) {
     const target = String(chunk.TargetContent ?? "");
@@ -63,17 +63,17 @@ function replacementsPreview(
         ? after.split(target).join(replacement)
         : after.replace(target, () => replacement);
   }
-  if (before !== undefined && after !== undefined) return describeChange(name, before, after).diff;
-  return chunks
-    .map(
-      (chunk) =>
-        describeChange(
-          name,
-          `${String(chunk.TargetContent ?? "")}\n`,
-          `${String(chunk.ReplacementContent ?? "")}\n`,
-        ).diff,
-    )
-    .join("");
+  if (before !== undefined && after !== undefined) return (await describeChange(name, before, after)).diff;
+  const changes = await Promise.all(
+    chunks.map((chunk) =>
+      describeChange(
+        name,
+        `${String(chunk.TargetContent ?? "")}\n`,
+        `${String(chunk.ReplacementContent ?? "")}\n`,
+      ),
+    ),
+  );
+  return changes.map((change) => change.diff).join("");
 }
 
 async function currentText(resolved: PathResult): Promise<string | undefined> {

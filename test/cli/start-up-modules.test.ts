@@ -16,9 +16,23 @@ let preload: string;
 beforeAll(async () => {
   ws = await createTempWorkspace({ "src/a.ts": "export const a = 1;\n" });
   preload = path.join(ws.parent, "module-list.cjs");
+  // the built-ins loaded, and the bundle's chunks read (the launcher reads each it compiles)
   writeFileSync(
     preload,
-    `process.on("exit", () => require("node:fs").writeFileSync(process.env.MODULE_LIST, process.moduleLoadList.join("\\n")));\n`,
+    [
+      `const fs = require("node:fs");`,
+      `const read = fs.readFileSync;`,
+      `const chunks = [];`,
+      `fs.readFileSync = function (file, ...rest) {`,
+      `  if (typeof file === "string" && /[\\/]dist[\\/]bundle[\\/][^\\/]+\\.js$/.test(file)) chunks.push(file);`,
+      `  return read.call(this, file, ...rest);`,
+      `};`,
+      `process.on("exit", () => {`,
+      `  fs.writeFileSync(process.env.MODULE_LIST, process.moduleLoadList.join("\\n"));`,
+      `  fs.writeFileSync(process.env.MODULE_LIST + ".chunks", chunks.join("\\n"));`,
+      `});`,
+      "",
+    ].join("\n"),
   );
 });
 afterAll(async () => {
@@ -28,7 +42,7 @@ afterAll(async () => {
 async function modulesLoadedBy(
   args: string[],
   stdin: "pipe" | "ignore" = "pipe",
-): Promise<{ loaded: string[]; text: string }> {
+): Promise<{ loaded: string[]; chunks: string[]; text: string }> {
   const list = path.join(ws.parent, "modules.txt");
   const run = await runGantry([...args, "--workspace", ws.root], {
     env: { HOME: ws.home, NODE_OPTIONS: `--require ${preload}`, MODULE_LIST: list },
@@ -38,6 +52,7 @@ async function modulesLoadedBy(
   expect(run.code).toBe(0);
   return {
     loaded: readFileSync(list, "utf8").split("\n"),
+    chunks: readFileSync(`${list}.chunks`, "utf8").split("\n").filter(Boolean),
     text: (JSON.parse(run.stdout) as { text: string }).text,
   };
 }
@@ -76,4 +91,17 @@ it("a call that needs node:crypto still gets it on first use (view_file hashes a
   ]);
   expect(loaded).toContain("NativeModule crypto");
   expect(text).toContain("    1\texport const b = 2;");
+});
+
+// What only some calls use loads with the first of them (a chunk of its own), not with every start:
+// the shell analysis the policy judges commands with, the diff an edit shows, the cron parser.
+it("a one-shot view_file reads none of the chunks of the shell analysis, the edit diff or the cron parser", async () => {
+  const { chunks, text } = await modulesLoadedBy(["tool", "view_file", '{"AbsolutePath":"src/a.ts"}']);
+  expect(text).toBe("    1\texport const a = 1;");
+  expect(chunks.length).toBeGreaterThan(3);
+  const code = chunks.map((file) => readFileSync(file, "latin1")).join("\n");
+  expect(code).toContain("function createGantrySession");
+  expect(code).not.toContain("function analyzeShellCommand");
+  expect(code).not.toContain("function structuredPatch");
+  expect(code).not.toContain("Invalid ISO8601 passed to timezone parser.");
 });

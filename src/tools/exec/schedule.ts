@@ -1,4 +1,4 @@
-import { Cron } from "croner";
+import type { Cron } from "croner";
 import { z } from "zod";
 import type { AgentInbox } from "../../agent/inbox.js";
 import { defineTool, errorResult, okResult } from "../contract.js";
@@ -57,7 +57,7 @@ export interface ScheduleEntry {
 }
 
 export interface ScheduleBook {
-  add(args: ScheduleInput, agentId: string): ScheduleEntry;
+  add(args: ScheduleInput, agentId: string): Promise<ScheduleEntry>;
   get(id: string): ScheduleEntry | undefined;
   list(): ScheduleEntry[];
   cancel(id: string): boolean;
@@ -68,7 +68,7 @@ export function createScheduleBook(runtime: ExecRuntime, inbox: AgentInbox): Sch
   const entries = new Map<string, ScheduleEntry & { stop: () => void }>();
   let counter = 0;
 
-  function add(args: ScheduleInput, agentId: string): ScheduleEntry {
+  async function add(args: ScheduleInput, agentId: string): Promise<ScheduleEntry> {
     if (args.DurationSeconds !== undefined && args.CronExpression !== undefined) {
       throw new Error("give DurationSeconds or CronExpression, not both");
     }
@@ -76,6 +76,8 @@ export function createScheduleBook(runtime: ExecRuntime, inbox: AgentInbox): Sch
     if (kind === "condition" && !args.TimerCondition) {
       throw new Error("give DurationSeconds, CronExpression or TimerCondition");
     }
+    // loaded by the first cron schedule, not by every start; before anything of the entry exists
+    const Croner = kind === "cron" ? (await import("croner")).Cron : undefined;
     counter++;
     const release = inbox.holdOpen();
     const timers = new Set<ReturnType<typeof setTimeout>>();
@@ -151,7 +153,7 @@ export function createScheduleBook(runtime: ExecRuntime, inbox: AgentInbox): Sch
 
     if (kind === "cron") {
       try {
-        cron = new Cron(args.CronExpression as string, () => due());
+        cron = new (Croner as typeof Cron)(args.CronExpression as string, () => due());
       } catch (cause) {
         entry.stop();
         throw new Error(`CronExpression "${args.CronExpression}" is invalid: ${(cause as Error).message}`);
@@ -241,7 +243,7 @@ export function createScheduleTool(book: ScheduleBook, root: string) {
     async execute(args, ctx) {
       let entry: ScheduleEntry;
       try {
-        entry = book.add(args, ctx.agentId);
+        entry = await book.add(args, ctx.agentId);
       } catch (cause) {
         return errorResult("invalid_arguments", `schedule: ${(cause as Error).message}.`);
       }

@@ -110,7 +110,7 @@ async function deleteEntry(deps: EditDeps, entry: ResolvedPath): Promise<ToolRes
   if (!content.ok) return content.result;
   await unlink(entry.abs);
   deps.reads.forget(entry.abs);
-  const change = content.text !== undefined ? describeChange(entry.rel, content.text, "") : undefined;
+  const change = content.text !== undefined ? await describeChange(entry.rel, content.text, "") : undefined;
   return okResult(`Deleted ${entry.rel} (${stats.size} bytes).`, {
     path: entry.rel,
     bytesDeleted: stats.size,

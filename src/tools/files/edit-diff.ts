@@ -1,5 +1,3 @@
-import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from "diff";
-
 /** The unified diff of an edit and its line counts: what the terminal UI shows and the model reads. */
 export interface ChangeSummary {
   diff: string;
@@ -19,13 +17,15 @@ const DIFF_TIMEOUT_MS = 2_000;
  * Diffs only the changed region (common prefix and suffix are cut at line boundaries, keeping three
  * lines of context), so one replace in a 50 MB file costs a scan, not a diff of the whole file.
  */
-export function describeChange(
+export async function describeChange(
   relPath: string,
   before: string,
   after: string,
   created = false,
-): ChangeSummary {
+): Promise<ChangeSummary> {
   if (before === after) return { diff: "", linesAdded: 0, linesRemoved: 0 };
+  // loaded by the first edit, not by every start (a one-call `gantry tool view_file` never diffs)
+  const { FILE_HEADERS_ONLY, formatPatch, structuredPatch } = await import("diff");
   const prefix = commonPrefixLength(before, after);
   const suffix = commonSuffixLength(before, after, prefix);
   let start = prefix === 0 ? 0 : before.lastIndexOf("\n", prefix - 1) + 1;

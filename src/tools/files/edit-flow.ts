@@ -231,7 +231,12 @@ export async function commitFile(deps: EditDeps, request: CommitRequest): Promis
     ok: true,
     value: {
       stats,
-      change: describeChange(resolved.rel, request.beforeText, request.afterText, previous === undefined),
+      change: await describeChange(
+        resolved.rel,
+        request.beforeText,
+        request.afterText,
+        previous === undefined,
+      ),
       hardlinkDetached: (previous?.stats.nlink ?? 1) > 1,
       ...(deps.editor
         ? { editor: await handToEditor(deps.editor, resolved.abs, bytes, request.signal) }
