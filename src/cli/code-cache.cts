@@ -11,6 +11,12 @@
 // compile cache. A cache that is missing or that V8 rejects (another Node version) is written when the
 // process exits, to a file of its own replaced by a rename, in a folder nobody else can read. A cache
 // that cannot be read or written only makes the start slower.
+//
+// A cache holds what the command that made it ran: made by `gantry --help` or a failed call, it lacks
+// the session and the tools, and every later `gantry tool` compiled them again (about 5 ms of a 45 ms
+// call). So a command names itself once it has done its work (RUN_NAME, below): the first successful
+// run of each command saves the caches of every chunk it loaded again, now holding its functions as
+// well as those cached before, and is listed in a file beside them, so later runs of it save nothing.
 
 /**
  * The function a chunk's code becomes, as Node's own loader would wrap it. The build writes the chunks
@@ -19,6 +25,15 @@
  */
 const CHUNK_HEAD = "(function (exports, require, module, __filename, __dirname) {";
 const CHUNK_TAIL = "\n})";
+
+/**
+ * Where a command names its run for the caches (`gantry tool view_file` → "tool view_file"), once it
+ * has succeeded: a function the loader puts on globalThis under this symbol (absent without the bundle).
+ */
+const RUN_NAME = Symbol.for("gantry.code-cache.run");
+
+/** A run's name: a command and a tool or subcommand, in the few characters their names use. */
+const RUN_NAME_FORM = /^[a-z][a-z0-9_ -]{0,63}$/;
 
 interface LoadedChunk {
   script: import("node:vm").Script;
@@ -40,6 +55,11 @@ function runWithCodeCache(entry: string, cacheRoot: string): void {
   // one folder per Node build and bundle folder: V8 rejects another version's caches anyway
   const folder = path.join(cacheRoot, `${process.version}-${process.arch}-${hashOf(bundle)}`);
   const stale: LoadedChunk[] = [];
+  const loaded: LoadedChunk[] = [];
+  let runName: string | undefined;
+  (globalThis as Record<symbol, unknown>)[RUN_NAME] = (name: string) => {
+    if (RUN_NAME_FORM.test(name)) runName = name;
+  };
   // a cache runs as the user's own code: only a folder of the user's that nobody else may write counts,
   // and so must the one holding it be (whoever may write there could swap the folder for theirs);
   // NODE_COMPILE_CACHE may name a shared folder, where another user could have made them first
@@ -67,12 +87,18 @@ function runWithCodeCache(entry: string, cacheRoot: string): void {
         importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
       },
     );
+    loaded.push({ script, cacheFile });
     if (cachedData === undefined || script.cachedDataRejected) stale.push({ script, cacheFile });
     const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
     wrapper.call(module.exports, module.exports, requireInBundle, module, filename, bundle.slice(0, -1));
   };
+  // the list of the runs whose functions the caches hold, for this build of the bundle (its main chunk)
+  const runsFile = `${folder}${path.sep}${path.basename(entry)}.runs`;
   process.once("exit", () => {
-    if (stale.length > 0 && trusted !== false) saveCaches(stale, folder, bundle);
+    if (trusted === false) return;
+    const newRun = runName !== undefined && !process.exitCode && !runsOf(runsFile).includes(runName);
+    if (newRun) saveCaches(loaded, folder, bundle, { runsFile, runName: runName as string });
+    else if (stale.length > 0) saveCaches(stale, folder, bundle);
   });
   require(entry);
 }
@@ -98,22 +124,40 @@ function isPrivateFolder(folder: string): boolean | undefined {
   return stat.isDirectory() && stat.uid === owner && (stat.mode & 0o022) === 0;
 }
 
-function saveCaches(chunks: LoadedChunk[], folder: string, bundle: string): void {
+/** The runs a cache folder's caches hold (none when the list is missing or unreadable). */
+function runsOf(runsFile: string): string[] {
+  try {
+    return process.getBuiltinModule("node:fs").readFileSync(runsFile, "latin1").split("\n");
+  } catch {
+    return [];
+  }
+}
+
+/** Writes the chunks' caches; with `run`, adds its name to the list of runs once they are written. */
+function saveCaches(
+  chunks: LoadedChunk[],
+  folder: string,
+  bundle: string,
+  run?: { runsFile: string; runName: string },
+): void {
   const fs = process.getBuiltinModule("node:fs");
   const path = process.getBuiltinModule("node:path");
   let partial: string | undefined;
+  const replace = (file: string, data: string | Uint8Array) => {
+    partial = `${file}.${process.pid}`;
+    fs.writeFileSync(partial, data, { mode: 0o600 });
+    fs.renameSync(partial, file);
+    partial = undefined;
+  };
   try {
     fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
     if (!isPrivateFolder(path.dirname(folder)) || !isPrivateFolder(folder)) return;
-    for (const { script, cacheFile } of chunks) {
-      partial = `${cacheFile}.${process.pid}`;
-      fs.writeFileSync(partial, script.createCachedData(), { mode: 0o600 });
-      fs.renameSync(partial, cacheFile);
-      partial = undefined;
-    }
-    // the caches of chunks an upgrade replaced (`<chunk>.<length>.cache`, the chunk gone from the bundle)
+    for (const { script, cacheFile } of chunks) replace(cacheFile, script.createCachedData());
+    if (run) replace(run.runsFile, [...runsOf(run.runsFile).filter(Boolean), run.runName, ""].join("\n"));
+    // what an upgrade left behind: the caches of chunks gone from the bundle (`<chunk>.<length>.cache`)
+    // and the list of runs of an earlier main chunk (`<main chunk>.runs`)
     for (const name of fs.readdirSync(folder)) {
-      const chunk = name.replace(/\.\d+\.cache(\.\d+)?$/, "");
+      const chunk = name.replace(/\.(\d+\.cache|runs)(\.\d+)?$/, "");
       if (chunk !== name && !fs.existsSync(path.join(bundle, chunk)))
         fs.rmSync(path.join(folder, name), { force: true });
     }

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { didYouMean } from "../config/did-you-mean.js";
+import { nameRunForCodeCache } from "./code-cache-run.js";
 import { COMMAND_OPTIONS, GLOBAL_OPTIONS, type GlobalOptions, USAGE, UsageError } from "./options.js";
 
 /** Each command's module is loaded only when it runs, so `gantry --version` starts as fast as node. */
@@ -41,14 +42,25 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  if (options.acp) return (await import("../acp/stdio.js")).run(positionals, options);
+  if (options.acp) return ranAs("acp", await (await import("../acp/stdio.js")).run(positionals, options));
   const [command, ...rest] = positionals;
   if (options.prompt !== undefined && !PROMPT_COMMANDS.has(command ?? ""))
-    return (await import("./headless.js")).run(positionals, options);
+    return ranAs("headless", await (await import("./headless.js")).run(positionals, options));
   const load = command === undefined ? undefined : COMMANDS[command];
   // `gantry` alone, or `gantry "fix the bug"`: an interactive session (with that first prompt)
-  if (!load) return (await import("./interactive.js")).run(positionals, options, Object.keys(COMMANDS));
-  return (await load()).run(rest, options);
+  if (!load || command === undefined) {
+    const interactive = await import("./interactive.js");
+    return ranAs("interactive", await interactive.run(positionals, options, Object.keys(COMMANDS)));
+  }
+  const code = await (await load()).run(rest, options);
+  // `gantry tool` names its run itself, by the tool it called
+  return command === "tool" ? code : ranAs(command, code);
+}
+
+/** A command's exit code; a success names the run for the code caches (src/cli/code-cache-run.ts). */
+function ranAs(name: string, code: number): number {
+  if (code === 0) nameRunForCodeCache(name);
+  return code;
 }
 
 /** Node's parser, with a did-you-mean for a misspelled option (`--modle`: did you mean "--model"?). */

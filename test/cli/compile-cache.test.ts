@@ -73,6 +73,43 @@ it("keeps code caches of the chunks a command ran, readable by nobody else, and 
     expect(statSync(path.join(folder, name)).mtimeMs).toBe(written.get(name));
 });
 
+it("caches made by a run that failed early are made again by the command's first run that works, once", async () => {
+  const failed = await runGantry(["tool", "view_file", "not json", "--workspace", ws.root], {
+    env: withoutCacheSettings(),
+  });
+  expect(failed.code).toBe(2);
+  const folder = codeCacheFolder();
+  const sessionChunk = () => {
+    const name = readdirSync(folder).find((file) => /^gantry-[\w-]+\.js\.\d+\.cache$/.test(file));
+    if (!name) throw new Error("no cache of the session's chunk");
+    return statSync(path.join(folder, name));
+  };
+  const runs = () =>
+    readdirSync(folder)
+      .filter((name) => name.endsWith(".runs"))
+      .map((name) => readFileSync(path.join(folder, name), "utf8"));
+  // the failed call loaded the session's chunk but ran none of it: its cache holds little
+  const early = sessionChunk().size;
+  expect(runs()).toEqual([]);
+
+  const first = await viewFile();
+  expect(first.stderr).toBe("");
+  // the cache now holds the session and the call too (it was more than a third larger when measured)
+  expect(sessionChunk().size).toBeGreaterThan(early * 1.2);
+  expect(runs()).toEqual(["tool view_file\n"]);
+  const runsFile = readdirSync(folder).find((name) => name.endsWith(".runs")) as string;
+  expect(runsFile).toMatch(/^main-[\w-]+\.js\.runs$/);
+  expect(statSync(path.join(folder, runsFile)).mode & 0o777).toBe(0o600);
+
+  // a run of the same command saves nothing; another command adds itself
+  const saved = sessionChunk().mtimeMs;
+  await viewFile();
+  expect(sessionChunk().mtimeMs).toBe(saved);
+  const tools = await runGantry(["tools"], { env: withoutCacheSettings() });
+  expect(tools.code).toBe(0);
+  expect(runs()).toEqual(["tool view_file\ntools\n"]);
+});
+
 it("a cache V8 rejects is replaced, and the caches of chunks no longer in the bundle are removed", async () => {
   const first = await viewFile();
   const folder = codeCacheFolder();
@@ -80,12 +117,14 @@ it("a cache V8 rejects is replaced, and the caches of chunks no longer in the bu
   if (!main) throw new Error("no cache of the main chunk");
   writeFileSync(path.join(folder, main), "not a code cache");
   writeFileSync(path.join(folder, "gone-0123abcd.js.100.cache"), "from an earlier version");
+  writeFileSync(path.join(folder, "main-0123abcd.js.runs"), "tool view_file\n");
 
   const second = await viewFile();
   expect(textOf(second.stdout)).toBe(textOf(first.stdout));
   expect(second.stderr).toBe("");
   expect(readFileSync(path.join(folder, main), "utf8")).not.toBe("not a code cache");
   expect(existsSync(path.join(folder, "gone-0123abcd.js.100.cache"))).toBe(false);
+  expect(existsSync(path.join(folder, "main-0123abcd.js.runs"))).toBe(false);
 });
 
 it("a code cache folder others may write is neither read nor written: a planted cache runs its own code", async () => {

@@ -1,5 +1,6 @@
 import { createGantrySession } from "../../gantry.js";
 import { cliPermissionOptions } from "../../policy/cli.js";
+import { nameRunForCodeCache } from "../code-cache-run.js";
 import { parseWithoutCompiling } from "../one-shot.js";
 import { type GlobalOptions, UsageError } from "../options.js";
 import { writeStdoutSync } from "../stdout-sync.js";
@@ -49,6 +50,11 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
       for (const failure of await session.mcp.startFor([name])) process.stderr.write(`gantry: ${failure}\n`);
     const result = await session.pipeline.run({ name, args: toolArgs }, { signal: controller.signal });
     writeStdoutSync(`${JSON.stringify(result, null, 2)}\n`);
+    // a call that ran: the code caches may keep its tool's functions (an unknown tool or bad arguments ran none)
+    if (!result.error)
+      nameRunForCodeCache(
+        name.startsWith("mcp__") ? "tool mcp" : `tool ${session.registry.lookup(name)?.spec.name}`,
+      );
     return 0;
   } finally {
     approvals.close();
