@@ -6,7 +6,7 @@ import type { SecretsConfig } from "../workspace/secrets.js";
 import { readClaudeSettings } from "./claude-settings.js";
 import { combineSettings, type SettingsLayer } from "./combine.js";
 import { type ConfigReport, createConfigReport } from "./provenance.js";
-import { parseSettingsFile, readJsonFile, type Settings } from "./settings.js";
+import { parseSettingsFile, readJsonFileWithDigest, type Settings } from "./settings.js";
 
 export interface SessionSettingsOptions {
   /** Real path of the workspace. */
@@ -75,14 +75,16 @@ function readLayer(
   report: ConfigReport,
   kind: "gantry" | "claude",
 ): SettingsLayer | undefined {
-  const raw = readJsonFile(file);
-  if (raw === undefined) return undefined;
+  const read = readJsonFileWithDigest(file);
+  if (read === undefined) return undefined;
+  const { raw, digest } = read;
   const shown = shownPath(file, root, home);
   const parsed =
     kind === "gantry" ? parseSettingsFile(shown, raw) : readClaudeSettings(shown, raw, root, home);
   report.warnings.push(...parsed.warnings);
   const origin = originOf(file, home, root);
-  const status = origin === "home" ? ({ trusted: true } as const) : trust.file(file);
+  // judged on the bytes parsed above, not on a second read
+  const status = origin === "home" ? ({ trusted: true } as const) : trust.file(file, digest);
   return {
     file: shown,
     origin,

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { HookSettingsSchema } from "../hooks/settings.js";
 import { ApprovalModeSettingSchema, PermissionsSchema } from "../policy/schema.js";
@@ -7,10 +6,12 @@ import { SandboxSettingsSchema } from "../tools/exec/sandbox-settings.js";
 import { ExecSettingsSchema } from "../tools/exec/settings.js";
 import { ImageSettingsSchema } from "../tools/images/settings.js";
 import { WebSettingsSchema } from "../tools/web/settings.js";
+import { digestOfContent } from "../trust/digest.js";
 import { LimitsSettingsSchema } from "../workspace/limits.js";
 import { SecretsSchema } from "../workspace/secrets.js";
 import { didYouMean } from "./did-you-mean.js";
 import { EnvSettingSchema } from "./env-setting.js";
+import { readIfPresent } from "./read-if-present.js";
 
 // other settings readers (src/mcp/sources.ts) name unknown keys the same way
 export { didYouMean };
@@ -100,18 +101,25 @@ export function parseSettingsFile(file: string, raw: unknown): { settings: Setti
   throw new Error(`invalid settings in ${file}`);
 }
 
-/** Reads a JSON file; undefined when it does not exist, an error naming the file when it is not JSON. */
+/** Reads a JSON file; undefined when it does not exist, an error naming the file when it cannot be read or is not JSON. */
 export function readJsonFile(file: string): unknown {
-  let text: string;
+  return readJsonFileWithDigest(file)?.raw;
+}
+
+/**
+ * A JSON file as `readJsonFile` reads it, with the digest of the bytes parsed: a workspace file's trust
+ * is judged on these bytes (WorkspaceTrust.file), not on a second read the file may have changed for.
+ */
+export function readJsonFileWithDigest(file: string): { raw: unknown; digest: string } | undefined {
+  let bytes: Buffer | undefined;
   try {
-    text = readFileSync(file, "utf8");
+    bytes = readIfPresent(file);
   } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
     throw new Error(`cannot read ${file}: ${(cause as Error).message}`);
   }
+  if (bytes === undefined) return undefined;
   try {
-    return JSON.parse(text);
+    return { raw: JSON.parse(bytes.toString("utf8")), digest: digestOfContent(bytes) };
   } catch (cause) {
     throw new Error(`${file} is not valid JSON: ${(cause as Error).message}`);
   }

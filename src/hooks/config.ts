@@ -1,6 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
+import { readIfPresent } from "../config/read-if-present.js";
+import { digestOfContent } from "../trust/digest.js";
 import {
   parseClaudeSettingsHooks,
   parseGeminiSettingsHooks,
@@ -57,14 +59,17 @@ const PARSERS: Record<DialectId, (raw: unknown, ctx: SourceContext) => HookGroup
   qwen: parseQwenSettingsHooks,
 };
 
+/** The hooks of the home's and the workspace's files, with the digest of the bytes each was parsed from. */
 export function loadHookConfig(workspaceRoot: string, home = homedir()): HookConfig {
-  const config: HookConfig = { groups: [], files: [], problems: [], events: [] };
+  const config: HookConfig = { groups: [], files: [], problems: [], events: [], digests: {} };
   for (const source of hookSources(workspaceRoot, home)) {
-    if (!existsSync(source.file)) continue;
+    const bytes = readIfPresent(source.file);
+    if (bytes === undefined) continue;
     config.files.push(source.file);
+    (config.digests as Record<string, string>)[source.file] = digestOfContent(bytes);
     let raw: unknown;
     try {
-      raw = JSON.parse(readFileSync(source.file, "utf8"));
+      raw = JSON.parse(bytes.toString("utf8"));
     } catch (cause) {
       config.problems.push(error(source.file, "(file)", `not valid JSON: ${(cause as Error).message}`));
       continue;

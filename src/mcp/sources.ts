@@ -1,7 +1,8 @@
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { ConfigReport, Origin } from "../config/provenance.js";
+import { readIfPresent } from "../config/read-if-present.js";
 import { didYouMean } from "../config/settings.js";
+import { digestOfContent } from "../trust/digest.js";
 import { scriptsNamedBy } from "../trust/hook-scripts.js";
 import { originOf, shownPath } from "../trust/origin.js";
 import type { WorkspaceTrust } from "../trust/workspace-trust.js";
@@ -112,9 +113,11 @@ export function loadMcpServers(options: LoadMcpOptions): { servers: McpServerCon
       add(config);
   }
   const files = jsonFiles();
+  // a file is judged on the bytes its servers were parsed from, not on a second read
+  const judged = (file: string) => trust.file(file, files(file).digest);
   const { disabled } = claudeMcpApprovals(root, home, {
     files,
-    isTrusted: (file) => trust.file(file).trusted,
+    isTrusted: (file) => judged(file).trusted,
     warnings,
   });
   const mcpJson = path.join(root, ".mcp.json");
@@ -123,7 +126,7 @@ export function loadMcpServers(options: LoadMcpOptions): { servers: McpServerCon
     if (raw === undefined) continue;
     const shown =
       source.abs === path.join(home, ".claude.json") ? "~/.claude.json" : shownPath(source.abs, root, home);
-    const status = source.origin === "home" ? ({ trusted: true } as const) : trust.file(source.abs);
+    const status = source.origin === "home" ? ({ trusted: true } as const) : judged(source.abs);
     for (const config of readEntries(raw, shown, source.origin, root, env, source.bareUrl, warnings)) {
       const refusedIn = source.abs === mcpJson ? disabled.get(config.name) : undefined;
       if (refusedIn !== undefined) {
@@ -172,18 +175,29 @@ export function serverScripts(config: McpServerConfig, root: string): string[] {
  * holds both a project's servers and its approvals): undefined when missing or unreadable, an error
  * message when it is not JSON.
  */
-export type JsonFiles = (abs: string) => { json?: Record<string, unknown>; broken?: string };
+export type JsonFiles = (abs: string) => {
+  json?: Record<string, unknown>;
+  broken?: string;
+  /** Of the bytes read (`sha256:<hex>`), for the file's trust. */
+  digest?: string;
+};
 
 function jsonFiles(): JsonFiles {
   const read = new Map<string, ReturnType<JsonFiles>>();
   return (abs) => {
     let found = read.get(abs);
     if (found) return found;
+    let digest: string | undefined;
     try {
-      const json = JSON.parse(readFileSync(abs, "utf8")) as unknown;
-      found = typeof json === "object" && json !== null ? { json: json as Record<string, unknown> } : {};
+      const bytes = readIfPresent(abs);
+      digest = bytes && digestOfContent(bytes);
+      const json = bytes === undefined ? undefined : (JSON.parse(bytes.toString("utf8")) as unknown);
+      found =
+        typeof json === "object" && json !== null
+          ? { json: json as Record<string, unknown>, digest }
+          : { digest };
     } catch (cause) {
-      found = (cause as NodeJS.ErrnoException).code ? {} : { broken: (cause as Error).message };
+      found = (cause as NodeJS.ErrnoException).code ? {} : { broken: (cause as Error).message, digest };
     }
     read.set(abs, found);
     return found;

@@ -2,7 +2,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { type ConfigReport, createConfigReport, type Origin } from "../config/provenance.js";
-import { readJsonFile, type Settings } from "../config/settings.js";
+import { readJsonFileWithDigest, type Settings } from "../config/settings.js";
 import { originOf, shownPath } from "../trust/origin.js";
 import type { WorkspaceTrust } from "../trust/workspace-trust.js";
 import { ALWAYS_ANSWERS_NAME, savedAllowRules } from "./always-answers.js";
@@ -252,13 +252,15 @@ function policySources(options: LoadOptions, home: string): PolicySource[] {
     if (seen.has(file)) continue;
     seen.add(file);
     const origin = originOf(file, home, root);
-    const status = origin === "home" ? ({ trusted: true } as const) : trust.file(file);
+    const read = readJsonFileWithDigest(file);
+    // judged on the bytes parsed, not on a second read
+    const status = origin === "home" ? ({ trusted: true } as const) : trust.file(file, read?.digest);
     sources.push({
       shown: shownPath(file, root, home),
       origin,
       native,
       projectDir: origin === "home" ? home : root,
-      raw: readJsonFile(file),
+      raw: read?.raw,
       trusted: status.trusted,
       ...(status.trusted ? {} : { untrustedWhy: status.why }),
     });

@@ -9,5 +9,10 @@ export function fileDigest(file: string): string | undefined {
   } catch {
     return undefined;
   }
+  return digestOfContent(bytes);
+}
+
+/** `sha256:<hex>` of bytes read already. */
+export function digestOfContent(bytes: Uint8Array): string {
   return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 }

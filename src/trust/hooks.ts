@@ -17,12 +17,14 @@ export function applyTrustToHooks(
   home: string,
   report: ConfigReport,
 ): HookConfig {
-  const counts = (file: string) => originOf(file, home, trust.root) === "home" || trust.file(file).trusted;
+  // each file judged on the bytes its hooks were parsed from
+  const judged = (file: string) => trust.file(file, config.digests?.[file]);
+  const counts = (file: string) => originOf(file, home, trust.root) === "home" || judged(file).trusted;
   const groups: HookGroup[] = [];
   for (const group of config.groups) {
     const userOwned = originOf(group.file, home, trust.root) === "home";
     const record = recorder(group, trust, home, report);
-    const fileTrust = userOwned ? ({ trusted: true } as const) : trust.file(group.file);
+    const fileTrust = userOwned ? ({ trusted: true } as const) : judged(group.file);
     if (!fileTrust.trusted) {
       for (const handler of handlersOf(group))
         record(handler, { honoured: false, why: fileTrust.why, wantsTrust: true });

@@ -18,8 +18,10 @@ export interface WorkspaceTrust {
   /**
    * Whether trust covers this workspace file's content as it is now (an absolute path); a trusted
    * answer carries the digest it judged (hook scripts are checked against it before each run).
+   * `digest` (digestOfContent) judges the bytes the caller read and will use instead of reading the
+   * file again: a file changed between the judgement and the parse cannot slip in unapproved content.
    */
-  file(abs: string): FileTrust;
+  file(abs: string, digest?: string): FileTrust;
   /** The same decision for another folder holding the same files (a worktree of this workspace). */
   forFolder(root: string): WorkspaceTrust;
 }
@@ -82,8 +84,8 @@ export function pinnedRecord(root: string, files: readonly string[], subfolders 
 /** Trusted by the caller as things are: each file as first seen is what was approved. */
 function givenTrust(root: string, how: string): WorkspaceTrust {
   const firstSeen = new Map<string, string | undefined>();
-  const approved = (rel: string) => {
-    if (!firstSeen.has(rel)) firstSeen.set(rel, fileDigest(path.join(root, rel)));
+  const approved = (rel: string, seen: string | undefined) => {
+    if (!firstSeen.has(rel)) firstSeen.set(rel, seen ?? fileDigest(path.join(root, rel)));
     return firstSeen.get(rel);
   };
   return approvedTrust(root, how, approved);
@@ -97,13 +99,16 @@ function recordedTrust(root: string, record: FolderRecord, how: string): Workspa
 function approvedTrust(
   root: string,
   how: string,
-  approved: (rel: string) => string | undefined,
+  approved: (rel: string, seen: string | undefined) => string | undefined,
 ): WorkspaceTrust {
   return {
     root,
     decision: "trusted",
     how,
-    file: (abs) => judgeAgainst(approved(relativeKey(root, abs)), fileDigest(abs)),
+    file: (abs, digest) => {
+      const now = digest ?? fileDigest(abs);
+      return judgeAgainst(approved(relativeKey(root, abs), now), now);
+    },
     // a worktree of this workspace: its files count where they equal what this decision approved
     forFolder: (other) =>
       approvedTrust(
