@@ -1,12 +1,13 @@
 import { homedir } from "node:os";
 import path from "node:path";
+import { digestOfContent } from "../trust/digest.js";
 import { originOf, shownPath } from "../trust/origin.js";
 import { resolveWorkspaceTrust, type WorkspaceTrust } from "../trust/workspace-trust.js";
 import type { SecretsConfig } from "../workspace/secrets.js";
 import { readClaudeSettings } from "./claude-settings.js";
 import { combineSettings, type SettingsLayer } from "./combine.js";
 import { type ConfigReport, createConfigReport } from "./provenance.js";
-import { parseSettingsFile, readJsonFileWithDigest, type Settings } from "./settings.js";
+import { parseSettingsFile, readJsonFileWithBytes, type Settings } from "./settings.js";
 
 export interface SessionSettingsOptions {
   /** Real path of the workspace. */
@@ -75,16 +76,16 @@ function readLayer(
   report: ConfigReport,
   kind: "gantry" | "claude",
 ): SettingsLayer | undefined {
-  const read = readJsonFileWithDigest(file);
+  const read = readJsonFileWithBytes(file);
   if (read === undefined) return undefined;
-  const { raw, digest } = read;
+  const { raw, bytes } = read;
   const shown = shownPath(file, root, home);
   const parsed =
     kind === "gantry" ? parseSettingsFile(shown, raw) : readClaudeSettings(shown, raw, root, home);
   report.warnings.push(...parsed.warnings);
   const origin = originOf(file, home, root);
   // judged on the bytes parsed above, not on a second read
-  const status = origin === "home" ? ({ trusted: true } as const) : trust.file(file, digest);
+  const status = origin === "home" ? ({ trusted: true } as const) : trust.file(file, digestOfContent(bytes));
   return {
     file: shown,
     origin,

@@ -6,7 +6,6 @@ import { SandboxSettingsSchema } from "../tools/exec/sandbox-settings.js";
 import { ExecSettingsSchema } from "../tools/exec/settings.js";
 import { ImageSettingsSchema } from "../tools/images/settings.js";
 import { WebSettingsSchema } from "../tools/web/settings.js";
-import { digestOfContent } from "../trust/digest.js";
 import { LimitsSettingsSchema } from "../workspace/limits.js";
 import { SecretsSchema } from "../workspace/secrets.js";
 import { didYouMean } from "./did-you-mean.js";
@@ -103,14 +102,15 @@ export function parseSettingsFile(file: string, raw: unknown): { settings: Setti
 
 /** Reads a JSON file; undefined when it does not exist, an error naming the file when it cannot be read or is not JSON. */
 export function readJsonFile(file: string): unknown {
-  return readJsonFileWithDigest(file)?.raw;
+  return readJsonFileWithBytes(file)?.raw;
 }
 
 /**
- * A JSON file as `readJsonFile` reads it, with the digest of the bytes parsed: a workspace file's trust
- * is judged on these bytes (WorkspaceTrust.file), not on a second read the file may have changed for.
+ * A JSON file as `readJsonFile` reads it, with the bytes parsed: a workspace file's trust is judged on
+ * these (WorkspaceTrust.file with their digestOfContent), not on a second read the file may have
+ * changed for.
  */
-export function readJsonFileWithDigest(file: string): { raw: unknown; digest: string } | undefined {
+export function readJsonFileWithBytes(file: string): { raw: unknown; bytes: Buffer } | undefined {
   let bytes: Buffer | undefined;
   try {
     bytes = readIfPresent(file);
@@ -119,7 +119,7 @@ export function readJsonFileWithDigest(file: string): { raw: unknown; digest: st
   }
   if (bytes === undefined) return undefined;
   try {
-    return { raw: JSON.parse(bytes.toString("utf8")), digest: digestOfContent(bytes) };
+    return { raw: JSON.parse(bytes.toString("utf8")), bytes };
   } catch (cause) {
     throw new Error(`${file} is not valid JSON: ${(cause as Error).message}`);
   }

@@ -66,7 +66,9 @@ export function loadHookConfig(workspaceRoot: string, home = homedir()): HookCon
     const bytes = readIfPresent(source.file);
     if (bytes === undefined) continue;
     config.files.push(source.file);
-    (config.digests as Record<string, string>)[source.file] = digestOfContent(bytes);
+    // the home's files count as the user's, unjudged (and node:crypto stays unloaded for them)
+    if (source.scope === "workspace")
+      (config.digests as Record<string, string>)[source.file] = digestOfContent(bytes);
     let raw: unknown;
     try {
       raw = JSON.parse(bytes.toString("utf8"));

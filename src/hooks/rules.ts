@@ -104,8 +104,8 @@ export interface HookConfig {
   /** The files that were found and read. */
   files: string[];
   /**
-   * The digest of the bytes each file's hooks were parsed from (`sha256:<hex>`): trust judges these
-   * bytes (src/trust/hooks.ts), not a second read of a file that may have changed since.
+   * The digest of the bytes each workspace file's hooks were parsed from (`sha256:<hex>`): trust judges
+   * these bytes (src/trust/hooks.ts), not a second read of a file that may have changed since.
    */
   digests?: Record<string, string>;
   problems: HookProblem[];

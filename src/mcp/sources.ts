@@ -114,7 +114,10 @@ export function loadMcpServers(options: LoadMcpOptions): { servers: McpServerCon
   }
   const files = jsonFiles();
   // a file is judged on the bytes its servers were parsed from, not on a second read
-  const judged = (file: string) => trust.file(file, files(file).digest);
+  const judged = (file: string) => {
+    const { bytes } = files(file);
+    return trust.file(file, bytes && digestOfContent(bytes));
+  };
   const { disabled } = claudeMcpApprovals(root, home, {
     files,
     isTrusted: (file) => judged(file).trusted,
@@ -178,8 +181,8 @@ export function serverScripts(config: McpServerConfig, root: string): string[] {
 export type JsonFiles = (abs: string) => {
   json?: Record<string, unknown>;
   broken?: string;
-  /** Of the bytes read (`sha256:<hex>`), for the file's trust. */
-  digest?: string;
+  /** What was read, for the file's trust. */
+  bytes?: Buffer;
 };
 
 function jsonFiles(): JsonFiles {
@@ -187,17 +190,16 @@ function jsonFiles(): JsonFiles {
   return (abs) => {
     let found = read.get(abs);
     if (found) return found;
-    let digest: string | undefined;
+    let bytes: Buffer | undefined;
     try {
-      const bytes = readIfPresent(abs);
-      digest = bytes && digestOfContent(bytes);
+      bytes = readIfPresent(abs);
       const json = bytes === undefined ? undefined : (JSON.parse(bytes.toString("utf8")) as unknown);
       found =
         typeof json === "object" && json !== null
-          ? { json: json as Record<string, unknown>, digest }
-          : { digest };
+          ? { json: json as Record<string, unknown>, bytes }
+          : { bytes };
     } catch (cause) {
-      found = (cause as NodeJS.ErrnoException).code ? {} : { broken: (cause as Error).message, digest };
+      found = (cause as NodeJS.ErrnoException).code ? {} : { broken: (cause as Error).message, bytes };
     }
     read.set(abs, found);
     return found;

@@ -2,7 +2,8 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { type ConfigReport, createConfigReport, type Origin } from "../config/provenance.js";
-import { readJsonFileWithDigest, type Settings } from "../config/settings.js";
+import { readJsonFileWithBytes, type Settings } from "../config/settings.js";
+import { digestOfContent } from "../trust/digest.js";
 import { originOf, shownPath } from "../trust/origin.js";
 import type { WorkspaceTrust } from "../trust/workspace-trust.js";
 import { ALWAYS_ANSWERS_NAME, savedAllowRules } from "./always-answers.js";
@@ -252,9 +253,12 @@ function policySources(options: LoadOptions, home: string): PolicySource[] {
     if (seen.has(file)) continue;
     seen.add(file);
     const origin = originOf(file, home, root);
-    const read = readJsonFileWithDigest(file);
+    const read = readJsonFileWithBytes(file);
     // judged on the bytes parsed, not on a second read
-    const status = origin === "home" ? ({ trusted: true } as const) : trust.file(file, read?.digest);
+    const status =
+      origin === "home"
+        ? ({ trusted: true } as const)
+        : trust.file(file, read && digestOfContent(read.bytes));
     sources.push({
       shown: shownPath(file, root, home),
       origin,

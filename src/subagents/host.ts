@@ -115,7 +115,8 @@ export function createSubagentHost(deps: SubagentHostDeps): SubagentHost {
   const catalog = createSubagentCatalog(
     deps.workspace.root,
     home,
-    (file) => originOf(file, home, deps.workspace.root) === "home" || (trust?.file(file).trusted ?? true),
+    (file, digest) =>
+      originOf(file, home, deps.workspace.root) === "home" || (trust?.file(file, digest).trusted ?? true),
   );
   const warned = new Set<string>();
   const agents = createRunningAgents();

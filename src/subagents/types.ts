@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { filesBelow } from "../config/files-below.js";
 import type { ApprovalMode } from "../policy/modes.js";
+import { digestOfContent } from "../trust/digest.js";
 import { originOf } from "../trust/origin.js";
 import { isInside } from "../workspace/paths.js";
 import {
@@ -184,9 +185,15 @@ function parseToolsField(value: unknown): ToolSelection | string {
 export function loadSubagentDefinitions(
   workspaceRoot: string,
   home = homedir(),
-): { definitions: SubagentDefinition[]; problems: DefinitionProblem[] } {
+): {
+  definitions: SubagentDefinition[];
+  problems: DefinitionProblem[];
+  /** The digest of the bytes each workspace file was parsed from, for its trust (not a second read). */
+  digests: Map<string, string>;
+} {
   const byName = new Map<string, SubagentDefinition>([[GENERAL_PURPOSE.name, GENERAL_PURPOSE]]);
   const problems: DefinitionProblem[] = [];
+  const digests = new Map<string, string>();
   for (const folder of subagentFolders(workspaceRoot, home)) {
     // subfolders too (`.claude/agents/team/validator.md`); a workspace's definitions are its own text:
     // a folder or file linking out of it is not read
@@ -200,14 +207,15 @@ export function loadSubagentDefinitions(
         problems.push({ file, message: `links outside the workspace (to ${outside}); not read` });
         continue;
       }
-      let text: string;
+      let bytes: Buffer;
       try {
-        text = readFileSync(file, "utf8");
+        bytes = readFileSync(file);
       } catch (cause) {
         problems.push({ file, message: `cannot read: ${(cause as Error).message}` });
         continue;
       }
-      const parsed = parseSubagentMarkdown(text, file);
+      if (originOf(file, home, workspaceRoot) === "workspace") digests.set(file, digestOfContent(bytes));
+      const parsed = parseSubagentMarkdown(bytes.toString("utf8"), file);
       if (!parsed.ok) {
         problems.push({ file, message: parsed.message });
         continue;
@@ -216,7 +224,7 @@ export function loadSubagentDefinitions(
       for (const message of parsed.warnings) problems.push({ file, message, warning: true });
     }
   }
-  return { definitions: [...byName.values()], problems };
+  return { definitions: [...byName.values()], problems, digests };
 }
 
 /** Where `file` really lies when that is outside `root` (a symlink, or a linked folder above it). */
@@ -241,13 +249,16 @@ export interface SubagentCatalog {
 export function createSubagentCatalog(
   workspaceRoot: string,
   home = homedir(),
-  isTrusted: (file: string) => boolean = () => true,
+  /** Whether a file counts, judged on the digest of the bytes it was parsed from (when a workspace file's). */
+  isTrusted: (file: string, digest: string | undefined) => boolean = () => true,
 ): SubagentCatalog {
   const loaded = loadSubagentDefinitions(workspaceRoot, home);
   const byName = new Map(
     loaded.definitions.map((d) => [
       d.name,
-      d.source === "builtin" || isTrusted(d.source) ? d : { ...d, untrusted: true },
+      d.source === "builtin" || isTrusted(d.source, loaded.digests.get(d.source))
+        ? d
+        : { ...d, untrusted: true },
     ]),
   );
   return {

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runGantry } from "../support/cli.js";
@@ -15,6 +15,15 @@ let ws: TempWorkspace;
 let preload: string;
 beforeAll(async () => {
   ws = await createTempWorkspace({ "src/a.ts": "export const a = 1;\n" });
+  // the user's own settings and hooks are read, not judged: hashing them would load node:crypto
+  mkdirSync(path.join(ws.home, ".claude"), { recursive: true });
+  writeFileSync(
+    path.join(ws.home, ".claude", "settings.json"),
+    JSON.stringify({
+      permissions: { allow: ["Read"] },
+      hooks: { SessionEnd: [{ hooks: [{ type: "command", command: "true" }] }] },
+    }),
+  );
   preload = path.join(ws.parent, "module-list.cjs");
   // the built-ins loaded, and the bundle's chunks read (the launcher reads each it compiles)
   writeFileSync(
