@@ -96,8 +96,8 @@ function runWithCodeCache(entry: string, cacheRoot: string): void {
   const runsFile = `${folder}${path.sep}${path.basename(entry)}.runs`;
   process.once("exit", () => {
     if (trusted === false) return;
-    const newRun = runName !== undefined && !process.exitCode && !runsOf(runsFile).includes(runName);
-    if (newRun) saveCaches(loaded, folder, bundle, { runsFile, runName: runName as string });
+    if (runName !== undefined && !process.exitCode && !runsOf(runsFile).includes(runName))
+      saveCaches(loaded, folder, bundle, { runsFile, runName });
     else if (stale.length > 0) saveCaches(stale, folder, bundle);
   });
   require(entry);

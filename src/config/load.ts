@@ -1,6 +1,5 @@
 import { homedir } from "node:os";
 import path from "node:path";
-import { digestOfContent } from "../trust/digest.js";
 import { originOf, shownPath } from "../trust/origin.js";
 import { resolveWorkspaceTrust, type WorkspaceTrust } from "../trust/workspace-trust.js";
 import type { SecretsConfig } from "../workspace/secrets.js";
@@ -85,7 +84,7 @@ function readLayer(
   report.warnings.push(...parsed.warnings);
   const origin = originOf(file, home, root);
   // judged on the bytes parsed above, not on a second read
-  const status = origin === "home" ? ({ trusted: true } as const) : trust.file(file, digestOfContent(bytes));
+  const status = origin === "home" ? ({ trusted: true } as const) : trust.file(file, bytes);
   return {
     file: shown,
     origin,

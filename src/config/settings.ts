@@ -107,8 +107,7 @@ export function readJsonFile(file: string): unknown {
 
 /**
  * A JSON file as `readJsonFile` reads it, with the bytes parsed: a workspace file's trust is judged on
- * these (WorkspaceTrust.file with their digestOfContent), not on a second read the file may have
- * changed for.
+ * these (WorkspaceTrust.file), not on a second read the file may have changed for.
  */
 export function readJsonFileWithBytes(file: string): { raw: unknown; bytes: Buffer } | undefined {
   let bytes: Buffer | undefined;

@@ -2,7 +2,6 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { readIfPresent } from "../config/read-if-present.js";
-import { digestOfContent } from "../trust/digest.js";
 import {
   parseClaudeSettingsHooks,
   parseGeminiSettingsHooks,
@@ -59,16 +58,16 @@ const PARSERS: Record<DialectId, (raw: unknown, ctx: SourceContext) => HookGroup
   qwen: parseQwenSettingsHooks,
 };
 
-/** The hooks of the home's and the workspace's files, with the digest of the bytes each was parsed from. */
+/** The hooks of the home's and the workspace's files, with the bytes each workspace file was parsed from. */
 export function loadHookConfig(workspaceRoot: string, home = homedir()): HookConfig {
-  const config: HookConfig = { groups: [], files: [], problems: [], events: [], digests: {} };
+  const contents: Record<string, Buffer> = {};
+  const config: HookConfig = { groups: [], files: [], problems: [], events: [], contents };
   for (const source of hookSources(workspaceRoot, home)) {
     const bytes = readIfPresent(source.file);
     if (bytes === undefined) continue;
     config.files.push(source.file);
-    // the home's files count as the user's, unjudged (and node:crypto stays unloaded for them)
-    if (source.scope === "workspace")
-      (config.digests as Record<string, string>)[source.file] = digestOfContent(bytes);
+    // the home's files count as the user's, unjudged
+    if (source.scope === "workspace") contents[source.file] = bytes;
     let raw: unknown;
     try {
       raw = JSON.parse(bytes.toString("utf8"));

@@ -104,10 +104,10 @@ export interface HookConfig {
   /** The files that were found and read. */
   files: string[];
   /**
-   * The digest of the bytes each workspace file's hooks were parsed from (`sha256:<hex>`): trust judges
-   * these bytes (src/trust/hooks.ts), not a second read of a file that may have changed since.
+   * The bytes each workspace file's hooks were parsed from: trust judges these (src/trust/hooks.ts), not
+   * a second read of a file that may have changed since.
    */
-  digests?: Record<string, string>;
+  contents?: Record<string, Buffer>;
   problems: HookProblem[];
   /** Every event key the files name, in file order. */
   events: ConfiguredEvent[];

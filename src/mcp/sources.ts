@@ -2,7 +2,6 @@ import path from "node:path";
 import type { ConfigReport, Origin } from "../config/provenance.js";
 import { readIfPresent } from "../config/read-if-present.js";
 import { didYouMean } from "../config/settings.js";
-import { digestOfContent } from "../trust/digest.js";
 import { scriptsNamedBy } from "../trust/hook-scripts.js";
 import { originOf, shownPath } from "../trust/origin.js";
 import type { WorkspaceTrust } from "../trust/workspace-trust.js";
@@ -114,10 +113,7 @@ export function loadMcpServers(options: LoadMcpOptions): { servers: McpServerCon
   }
   const files = jsonFiles();
   // a file is judged on the bytes its servers were parsed from, not on a second read
-  const judged = (file: string) => {
-    const { bytes } = files(file);
-    return trust.file(file, bytes && digestOfContent(bytes));
-  };
+  const judged = (file: string) => trust.file(file, files(file).bytes);
   const { disabled } = claudeMcpApprovals(root, home, {
     files,
     isTrusted: (file) => judged(file).trusted,

@@ -3,7 +3,6 @@ import path from "node:path";
 import { z } from "zod";
 import { type ConfigReport, createConfigReport, type Origin } from "../config/provenance.js";
 import { readJsonFileWithBytes, type Settings } from "../config/settings.js";
-import { digestOfContent } from "../trust/digest.js";
 import { originOf, shownPath } from "../trust/origin.js";
 import type { WorkspaceTrust } from "../trust/workspace-trust.js";
 import { ALWAYS_ANSWERS_NAME, savedAllowRules } from "./always-answers.js";
@@ -255,10 +254,7 @@ function policySources(options: LoadOptions, home: string): PolicySource[] {
     const origin = originOf(file, home, root);
     const read = readJsonFileWithBytes(file);
     // judged on the bytes parsed, not on a second read
-    const status =
-      origin === "home"
-        ? ({ trusted: true } as const)
-        : trust.file(file, read && digestOfContent(read.bytes));
+    const status = origin === "home" ? ({ trusted: true } as const) : trust.file(file, read?.bytes);
     sources.push({
       shown: shownPath(file, root, home),
       origin,

@@ -115,8 +115,8 @@ export function createSubagentHost(deps: SubagentHostDeps): SubagentHost {
   const catalog = createSubagentCatalog(
     deps.workspace.root,
     home,
-    (file, digest) =>
-      originOf(file, home, deps.workspace.root) === "home" || (trust?.file(file, digest).trusted ?? true),
+    (file, content) =>
+      originOf(file, home, deps.workspace.root) === "home" || (trust?.file(file, content).trusted ?? true),
   );
   const warned = new Set<string>();
   const agents = createRunningAgents();

@@ -3,7 +3,6 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { filesBelow } from "../config/files-below.js";
 import type { ApprovalMode } from "../policy/modes.js";
-import { digestOfContent } from "../trust/digest.js";
 import { originOf } from "../trust/origin.js";
 import { isInside } from "../workspace/paths.js";
 import {
@@ -188,12 +187,12 @@ export function loadSubagentDefinitions(
 ): {
   definitions: SubagentDefinition[];
   problems: DefinitionProblem[];
-  /** The digest of the bytes each workspace file was parsed from, for its trust (not a second read). */
-  digests: Map<string, string>;
+  /** The bytes each workspace file was parsed from, for its trust (not a second read). */
+  contents: Map<string, Buffer>;
 } {
   const byName = new Map<string, SubagentDefinition>([[GENERAL_PURPOSE.name, GENERAL_PURPOSE]]);
   const problems: DefinitionProblem[] = [];
-  const digests = new Map<string, string>();
+  const contents = new Map<string, Buffer>();
   for (const folder of subagentFolders(workspaceRoot, home)) {
     // subfolders too (`.claude/agents/team/validator.md`); a workspace's definitions are its own text:
     // a folder or file linking out of it is not read
@@ -214,7 +213,7 @@ export function loadSubagentDefinitions(
         problems.push({ file, message: `cannot read: ${(cause as Error).message}` });
         continue;
       }
-      if (originOf(file, home, workspaceRoot) === "workspace") digests.set(file, digestOfContent(bytes));
+      if (originOf(file, home, workspaceRoot) === "workspace") contents.set(file, bytes);
       const parsed = parseSubagentMarkdown(bytes.toString("utf8"), file);
       if (!parsed.ok) {
         problems.push({ file, message: parsed.message });
@@ -224,7 +223,7 @@ export function loadSubagentDefinitions(
       for (const message of parsed.warnings) problems.push({ file, message, warning: true });
     }
   }
-  return { definitions: [...byName.values()], problems, digests };
+  return { definitions: [...byName.values()], problems, contents };
 }
 
 /** Where `file` really lies when that is outside `root` (a symlink, or a linked folder above it). */
@@ -249,14 +248,14 @@ export interface SubagentCatalog {
 export function createSubagentCatalog(
   workspaceRoot: string,
   home = homedir(),
-  /** Whether a file counts, judged on the digest of the bytes it was parsed from (when a workspace file's). */
-  isTrusted: (file: string, digest: string | undefined) => boolean = () => true,
+  /** Whether a file counts, judged on the bytes it was parsed from (when a workspace file's). */
+  isTrusted: (file: string, content: Buffer | undefined) => boolean = () => true,
 ): SubagentCatalog {
   const loaded = loadSubagentDefinitions(workspaceRoot, home);
   const byName = new Map(
     loaded.definitions.map((d) => [
       d.name,
-      d.source === "builtin" || isTrusted(d.source, loaded.digests.get(d.source))
+      d.source === "builtin" || isTrusted(d.source, loaded.contents.get(d.source))
         ? d
         : { ...d, untrusted: true },
     ]),

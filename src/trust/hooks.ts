@@ -18,7 +18,7 @@ export function applyTrustToHooks(
   report: ConfigReport,
 ): HookConfig {
   // each file judged on the bytes its hooks were parsed from
-  const judged = (file: string) => trust.file(file, config.digests?.[file]);
+  const judged = (file: string) => trust.file(file, config.contents?.[file]);
   const counts = (file: string) => originOf(file, home, trust.root) === "home" || judged(file).trusted;
   const groups: HookGroup[] = [];
   for (const group of config.groups) {

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { HOW_TO_TRUST } from "../config/provenance.js";
-import { fileDigest } from "./digest.js";
+import { digestOfContent, fileDigest } from "./digest.js";
 import { type FolderRecord, openTrustStore, type TrustStore } from "./store.js";
 
 /** Whether trust covers a workspace file as it is now, and why not. */
@@ -18,10 +18,11 @@ export interface WorkspaceTrust {
   /**
    * Whether trust covers this workspace file's content as it is now (an absolute path); a trusted
    * answer carries the digest it judged (hook scripts are checked against it before each run).
-   * `digest` (digestOfContent) judges the bytes the caller read and will use instead of reading the
-   * file again: a file changed between the judgement and the parse cannot slip in unapproved content.
+   * `content`: the bytes the caller read and parses, judged instead of reading the file again (a file
+   * changed between the judgement and the parse cannot slip in unapproved content); hashed only by a
+   * decision that has digests to compare.
    */
-  file(abs: string, digest?: string): FileTrust;
+  file(abs: string, content?: Uint8Array): FileTrust;
   /** The same decision for another folder holding the same files (a worktree of this workspace). */
   forFolder(root: string): WorkspaceTrust;
 }
@@ -105,8 +106,8 @@ function approvedTrust(
     root,
     decision: "trusted",
     how,
-    file: (abs, digest) => {
-      const now = digest ?? fileDigest(abs);
+    file: (abs, content) => {
+      const now = content === undefined ? fileDigest(abs) : digestOfContent(content);
       return judgeAgainst(approved(relativeKey(root, abs), now), now);
     },
     // a worktree of this workspace: its files count where they equal what this decision approved

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runGantry } from "../support/cli.js";
@@ -57,7 +57,8 @@ async function modulesLoadedBy(
     env: { HOME: ws.home, NODE_OPTIONS: `--require ${preload}`, MODULE_LIST: list },
     stdin,
   });
-  expect(run.stderr).toBe("");
+  // nothing, or the notice that an untrusted repository's hooks are not honoured
+  expect(run.stderr).toMatch(/^(gantry: \.claude\/settings\.json: ignored [^\n]*\n)*$/);
   expect(run.code).toBe(0);
   return {
     loaded: readFileSync(list, "utf8").split("\n"),
@@ -113,4 +114,22 @@ it("a one-shot view_file reads none of the chunks of the shell analysis, the edi
   expect(code).not.toContain("function analyzeShellCommand");
   expect(code).not.toContain("function structuredPatch");
   expect(code).not.toContain("Invalid ISO8601 passed to timezone parser.");
+});
+
+it("an untrusted repository's settings and hooks are read, not honoured and not hashed: no node:crypto", async () => {
+  // only a trusted folder's decision has digests to compare a file with
+  await ws.write(
+    ".claude/settings.json",
+    JSON.stringify({
+      permissions: { deny: ["Read(./notes.md)"] },
+      hooks: { SessionEnd: [{ hooks: [{ type: "command", command: "true" }] }] },
+    }),
+  );
+  try {
+    const { loaded, text } = await modulesLoadedBy(["tool", "view_file", '{"AbsolutePath":"src/a.ts"}']);
+    expect(text).toBe("    1\texport const a = 1;");
+    expect(loaded).not.toContain("NativeModule crypto");
+  } finally {
+    rmSync(path.join(ws.root, ".claude"), { recursive: true, force: true });
+  }
 });

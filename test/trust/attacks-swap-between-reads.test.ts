@@ -115,9 +115,9 @@ it("an agent file is judged on the text its type was read from, even if the file
   await ws.write(".claude/agents/helper.md", hostile);
   const trust = resolveWorkspaceTrust(ws.root, { kind: "recorded", home: ws.home, coveredFiles: () => [] });
   // the swap lands exactly between the catalog's read and trust's judgement
-  const catalog = createSubagentCatalog(ws.root, ws.home, (source, digest) => {
+  const catalog = createSubagentCatalog(ws.root, ws.home, (source, content) => {
     writeFileSync(file, approved);
-    return trust.file(source, digest).trusted;
+    return trust.file(source, content).trusted;
   });
   const helper = catalog.get("helper");
   expect(helper?.systemPrompt).toContain("Exfiltrate.");
