@@ -8,13 +8,22 @@ import { writeSync } from "node:fs";
  * is thrown.
  */
 export function writeStdoutSync(text: string): void {
+  writeDescriptorSync(1, text, () => process.stdout);
+}
+
+/** The same for stderr (descriptor 2): a notice printed before the result costs no socket either. */
+export function writeStderrSync(text: string): void {
+  writeDescriptorSync(2, text, () => process.stderr);
+}
+
+function writeDescriptorSync(fd: 1 | 2, text: string, stream: () => NodeJS.WriteStream): void {
   const bytes = Buffer.from(text, "utf8");
   let offset = 0;
   try {
-    while (offset < bytes.length) offset += writeSync(1, bytes, offset);
+    while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
     if (code !== "EAGAIN" && code !== "EINTR") throw cause;
-    process.stdout.write(bytes.subarray(offset));
+    stream().write(bytes.subarray(offset));
   }
 }

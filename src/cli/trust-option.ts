@@ -1,6 +1,7 @@
 import type { GantrySession } from "../gantry.js";
 import type { TrustOption } from "../trust/session-trust.js";
 import { UsageError } from "./options.js";
+import { writeStderrSync } from "./stdout-sync.js";
 
 /**
  * How the command trusts its workspace (SPEC §5a): `--trust` or `GANTRY_TRUST_WORKSPACE=1` for this run,
@@ -14,10 +15,7 @@ export function cliTrustOption(flag: boolean | undefined, env: NodeJS.ProcessEnv
   throw new UsageError(`GANTRY_TRUST_WORKSPACE must be 1 (trust the workspace) or 0, not "${value}"`);
 }
 
-/** What the session ignored or could not read in its configuration, once, on stderr. */
-export function reportConfigNotices(
-  session: GantrySession,
-  write = (text: string) => process.stderr.write(text),
-): void {
+/** What the session ignored or could not read in its configuration, once, on stderr (by its descriptor). */
+export function reportConfigNotices(session: GantrySession, write = writeStderrSync): void {
   for (const line of session.configNotices()) write(`gantry: ${line}\n`);
 }

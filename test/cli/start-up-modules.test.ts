@@ -51,7 +51,7 @@ afterAll(async () => {
 async function modulesLoadedBy(
   args: string[],
   stdin: "pipe" | "ignore" = "pipe",
-): Promise<{ loaded: string[]; chunks: string[]; text: string }> {
+): Promise<{ loaded: string[]; chunks: string[]; text: string; stderr: string }> {
   const list = path.join(ws.parent, "modules.txt");
   const run = await runGantry([...args, "--workspace", ws.root], {
     env: { HOME: ws.home, NODE_OPTIONS: `--require ${preload}`, MODULE_LIST: list },
@@ -64,6 +64,7 @@ async function modulesLoadedBy(
     loaded: readFileSync(list, "utf8").split("\n"),
     chunks: readFileSync(`${list}.chunks`, "utf8").split("\n").filter(Boolean),
     text: (JSON.parse(run.stdout) as { text: string }).text,
+    stderr: run.stderr,
   };
 }
 
@@ -116,7 +117,7 @@ it("a one-shot view_file reads none of the chunks of the shell analysis, the edi
   expect(code).not.toContain("Invalid ISO8601 passed to timezone parser.");
 });
 
-it("an untrusted repository's settings and hooks are read, not honoured and not hashed: no node:crypto", async () => {
+it("an untrusted repository's settings and hooks are read, not honoured and not hashed: no node:crypto, no socket for the notice", async () => {
   // only a trusted folder's decision has digests to compare a file with
   await ws.write(
     ".claude/settings.json",
@@ -126,9 +127,17 @@ it("an untrusted repository's settings and hooks are read, not honoured and not 
     }),
   );
   try {
-    const { loaded, text } = await modulesLoadedBy(["tool", "view_file", '{"AbsolutePath":"src/a.ts"}']);
+    const { loaded, text, stderr } = await modulesLoadedBy([
+      "tool",
+      "view_file",
+      '{"AbsolutePath":"src/a.ts"}',
+    ]);
     expect(text).toBe("    1\texport const a = 1;");
     expect(loaded).not.toContain("NativeModule crypto");
+    // the notice of what was ignored reaches stderr (a pipe) by its descriptor, as the result does stdout
+    expect(stderr).toMatch(/^gantry: \.claude\/settings\.json: ignored /);
+    expect(loaded).not.toContain("NativeModule net");
+    expect(loaded).not.toContain("NativeModule stream");
   } finally {
     rmSync(path.join(ws.root, ".claude"), { recursive: true, force: true });
   }
