@@ -1,7 +1,7 @@
 import type { GantrySession } from "../gantry.js";
 import type { TrustOption } from "../trust/session-trust.js";
 import { UsageError } from "./options.js";
-import { writeStderrSync } from "./stdout-sync.js";
+import { writeStderrSync } from "./write-sync.js";
 
 /**
  * How the command trusts its workspace (SPEC §5a): `--trust` or `GANTRY_TRUST_WORKSPACE=1` for this run,

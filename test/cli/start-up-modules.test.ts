@@ -9,7 +9,7 @@ import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js
 // the node:net it loads) a few %; a stdin of /dev/null is a character device too, told apart from a
 // terminal without node:tty. The bundle loads an imported built-in function on its first call
 // (rolldown.config.js); ids come from the kernel's random pool (src/session/random-ids.ts); the result is
-// written to descriptor 1, not through process.stdout (src/cli/stdout-sync.ts).
+// written to descriptor 1, not through process.stdout (src/cli/write-sync.ts).
 
 let ws: TempWorkspace;
 let preload: string;

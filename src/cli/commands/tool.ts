@@ -3,8 +3,8 @@ import { cliPermissionOptions } from "../../policy/cli.js";
 import { nameRunForCodeCache } from "../code-cache-run.js";
 import { parseWithoutCompiling } from "../one-shot.js";
 import { type GlobalOptions, UsageError } from "../options.js";
-import { writeStdoutSync } from "../stdout-sync.js";
 import { cliTrustOption, reportConfigNotices } from "../trust-option.js";
+import { writeStdoutSync } from "../write-sync.js";
 
 /** `gantry tool <name> '<json args>'`: one call through the full pipeline; the result JSON on stdout. */
 export async function run(args: string[], options: GlobalOptions): Promise<number> {
