@@ -58,7 +58,7 @@ const PARSERS: Record<DialectId, (raw: unknown, ctx: SourceContext) => HookGroup
   qwen: parseQwenSettingsHooks,
 };
 
-/** The hooks of the home's and the workspace's files, with the bytes each workspace file was parsed from. */
+/** The hooks of the home's and the workspace's files, with the bytes each file was parsed from (for its trust). */
 export function loadHookConfig(workspaceRoot: string, home = homedir()): HookConfig {
   const contents: Record<string, Buffer> = {};
   const config: HookConfig = { groups: [], files: [], problems: [], events: [], contents };
@@ -66,8 +66,7 @@ export function loadHookConfig(workspaceRoot: string, home = homedir()): HookCon
     const bytes = readIfPresent(source.file);
     if (bytes === undefined) continue;
     config.files.push(source.file);
-    // the home's files count as the user's, unjudged
-    if (source.scope === "workspace") contents[source.file] = bytes;
+    contents[source.file] = bytes;
     let raw: unknown;
     try {
       raw = JSON.parse(bytes.toString("utf8"));

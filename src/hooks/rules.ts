@@ -104,8 +104,8 @@ export interface HookConfig {
   /** The files that were found and read. */
   files: string[];
   /**
-   * The bytes each workspace file's hooks were parsed from: trust judges these (src/trust/hooks.ts), not
-   * a second read of a file that may have changed since.
+   * The bytes each file's hooks were parsed from: trust judges a workspace file on these
+   * (src/trust/hooks.ts), not on a second read of a file that may have changed since.
    */
   contents?: Record<string, Buffer>;
   problems: HookProblem[];

@@ -187,7 +187,7 @@ export function loadSubagentDefinitions(
 ): {
   definitions: SubagentDefinition[];
   problems: DefinitionProblem[];
-  /** The bytes each workspace file was parsed from, for its trust (not a second read). */
+  /** The bytes each file was parsed from, for its trust (not a second read). */
   contents: Map<string, Buffer>;
 } {
   const byName = new Map<string, SubagentDefinition>([[GENERAL_PURPOSE.name, GENERAL_PURPOSE]]);
@@ -213,7 +213,7 @@ export function loadSubagentDefinitions(
         problems.push({ file, message: `cannot read: ${(cause as Error).message}` });
         continue;
       }
-      if (originOf(file, home, workspaceRoot) === "workspace") contents.set(file, bytes);
+      contents.set(file, bytes);
       const parsed = parseSubagentMarkdown(bytes.toString("utf8"), file);
       if (!parsed.ok) {
         problems.push({ file, message: parsed.message });
@@ -248,7 +248,7 @@ export interface SubagentCatalog {
 export function createSubagentCatalog(
   workspaceRoot: string,
   home = homedir(),
-  /** Whether a file counts, judged on the bytes it was parsed from (when a workspace file's). */
+  /** Whether a file counts, judged on the bytes it was parsed from. */
   isTrusted: (file: string, content: Buffer | undefined) => boolean = () => true,
 ): SubagentCatalog {
   const loaded = loadSubagentDefinitions(workspaceRoot, home);
