@@ -20,7 +20,9 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
   const home = homedir();
   const config = loadHookConfig(root, home);
   const trust = sessionTrust(root, home, cliTrustOption(options.trust));
-  const fileTrust = (file: string) => (originOf(file, home, root) === "home" ? undefined : trust.file(file));
+  // judged on the bytes the hooks listed below were parsed from, as a session judges them
+  const fileTrust = (file: string) =>
+    originOf(file, home, root) === "home" ? undefined : trust.file(file, config.contents?.[file]);
   const problems = [...config.problems, ...findMissingScripts(config, root)];
   const out: string[] = [];
   out.push(`Hook sources (in the order they run):`);
