@@ -139,6 +139,7 @@ export default defineConfig({
   input: {
     main: "dist/cli/main.js",
     "scan-worker": "dist/tools/search/scan-worker.js",
+    "walk-worker": "dist/tools/search/walk-worker.js",
     "markdown-worker": "dist/tools/web/markdown-worker.js",
   },
   platform: "node",

@@ -172,6 +172,7 @@ it("the chunks the launcher loads are written as the function it compiles; what 
       reach(required as string);
   };
   reach("scan-worker.js");
+  reach("walk-worker.js");
   reach("markdown-worker.js");
   for (const name of plain) expect(text(name).startsWith(head), name).toBe(false);
   const chunks = readdirSync(bundle).filter((name) => name.endsWith(".js"));

@@ -123,6 +123,8 @@ async function addCandidateFiles(request: GrepRequest, pool: ScanPool): Promise<
     chain: request.chain,
     secrets: request.secrets,
     signal: request.signal,
+    // the scan workers take every further CPU while the walk goes on: listing workers would only compete
+    threads: { workers: 0 },
     visit(entry) {
       if (!entry.isDir && (!isIncluded || isIncluded(entry.rel, entry.name, request.searchRel))) {
         pool.add(entry.rel);

@@ -3,6 +3,7 @@ import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { absolutePath, createFileScanner, scanCode } from "./file-scanner.js";
+import { idleWorkerCount, keepIdleWorker, takeIdleWorker } from "./idle-workers.js";
 import type { LineMatcher } from "./matcher.js";
 import type { ScanAnswer, ScanBatch, ScanJobMessage, ScanWorkerData } from "./scan-worker.js";
 
@@ -309,20 +310,6 @@ interface WorkerEvents {
 /** Searches started in this process: each one's batches and answers carry its number. */
 let jobsStarted = 0;
 
-/**
- * Workers a finished search left idle, by script: the next search takes them instead of booting new
- * ones (~50-90 ms each). They are unref'd (the process exits without waiting for them) and ended after
- * IDLE_MS unused.
- */
-const idleWorkers = new Map<string, IdleWorker[]>();
-const IDLE_MS = 30_000;
-
-interface IdleWorker {
-  worker: Worker;
-  timer: NodeJS.Timeout;
-  gone: () => void;
-}
-
 /** A worker a search holds: released when the search ends, kept idle or ended. */
 interface WorkerLease {
   worker: Worker;
@@ -330,12 +317,10 @@ interface WorkerLease {
 }
 
 function leaseWorker(url: URL, job: ScanJobMessage, pool: WorkerEvents): WorkerLease {
-  const idle = idleWorkers.get(url.href)?.pop();
+  const idle = takeIdleWorker(url);
   let worker: Worker;
   if (idle) {
-    clearTimeout(idle.timer);
-    idle.worker.off("exit", idle.gone).off("error", idle.gone);
-    worker = idle.worker;
+    worker = idle;
   } else {
     const workerData: ScanWorkerData = { gantryScanWorker: true };
     worker = new Worker(url, { workerData, stdout: false, stderr: true });
@@ -358,31 +343,13 @@ function leaseWorker(url: URL, job: ScanJobMessage, pool: WorkerEvents): WorkerL
         .off("error", onFailure)
         .off("messageerror", onFailure)
         .off("exit", onFailure);
-      if (keep) keepIdle(url, worker);
+      if (keep) keepIdleWorker(url, worker);
       else void worker.terminate();
     },
   };
 }
 
-function keepIdle(url: URL, worker: Worker): void {
-  const list = idleWorkers.get(url.href) ?? [];
-  idleWorkers.set(url.href, list);
-  const entry: IdleWorker = {
-    worker,
-    gone: () => {
-      const at = list.indexOf(entry);
-      if (at >= 0) list.splice(at, 1);
-    },
-    timer: setTimeout(() => {
-      entry.gone();
-      void worker.terminate();
-    }, IDLE_MS).unref(),
-  };
-  worker.on("exit", entry.gone).on("error", entry.gone);
-  list.push(entry);
-}
-
 /** Workers kept idle for the next search of this script (the default one when none is named). */
 export function idleScanWorkers(url: URL | undefined = defaultWorkerUrl()): number {
-  return url === undefined ? 0 : (idleWorkers.get(url.href)?.length ?? 0);
+  return url === undefined ? 0 : idleWorkerCount(url);
 }

@@ -1,9 +1,9 @@
-import { closeSync, type Dirent, lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { isAtomicTempName } from "../../workspace/atomic-write.js";
-import { HAS_PROC_FD, openVerifiedSync } from "../../workspace/paths.js";
 import type { SecretGuard } from "../../workspace/secrets.js";
+import { type FolderListing, listFolder } from "./folder-listing.js";
 import { extendChain, type IgnoreChain, isGitIgnored, SKIPPED_FOLDER_NAMES } from "./ignore.js";
+import { type ListingHelpers, startListingHelpers, type WalkThreadOptions } from "./walk-threads.js";
 
 export interface WalkEntry {
   /** Workspace-relative, "/"-separated. */
@@ -27,6 +27,12 @@ export interface WalkOptions {
   signal?: AbortSignal;
   /** Called for every entry the rules keep; returning false for a folder skips what is inside it. */
   visit(entry: WalkEntry): boolean | undefined;
+  /** Worker threads that list folders (tests; by default as many as walk-threads.ts plans). */
+  threads?: WalkThreadOptions & {
+    startAfterMs?: number;
+    /** false: the calling thread lists only while no worker is alive (tests make the workers list). */
+    callerLists?: boolean;
+  };
 }
 
 interface PendingFolder {
@@ -38,75 +44,85 @@ interface PendingFolder {
 
 /** Folders read between two yields to the event loop, so an abort is noticed while walking. */
 const FOLDERS_PER_SLICE = 128;
+/**
+ * How long the calling thread lists alone before it starts worker threads to list beside it: most
+ * trees are walked sooner, and a worker costs a small one more than it saves (~4 ms to start one,
+ * ~25 ms to boot).
+ */
+const MS_BEFORE_HELPERS = 5;
+
+/** What a walk did besides its visits. */
+export interface WalkStats {
+  /** Worker threads that listed folders for it (0: the calling thread listed them all). */
+  helpers: number;
+}
 
 /**
  * Visits the search folder's entries, skipping symlinks, special files, skipped folders
  * (node_modules, build outputs, .git), secret paths and .gitignored paths (nested files and `!` rules).
- * Synchronous reads in slices: much faster than one promise per folder, still abortable.
+ * Synchronous reads in slices: much faster than one promise per folder, still abortable. A large tree
+ * is listed by worker threads too (walk-threads.ts); every rule is applied here, on the calling thread.
  */
-export async function walkWorkspace(options: WalkOptions): Promise<void> {
+export async function walkWorkspace(options: WalkOptions): Promise<WalkStats> {
   const pending: PendingFolder[] = [
     { abs: path.join(options.root, options.startRel), rel: options.startRel, depth: 0, chain: options.chain },
   ];
-  let foldersRead = 0;
-  while (pending.length > 0) {
-    const folder = pending.pop() as PendingFolder;
-    readFolder(folder, options, pending);
-    if (++foldersRead % FOLDERS_PER_SLICE === 0) {
-      await new Promise((resolve) => setImmediate(resolve));
-      options.signal?.throwIfAborted();
+  const take = (folder: PendingFolder, listing: FolderListing | undefined) => {
+    if (listing !== undefined) keepEntries(folder, listing, options, pending);
+  };
+  const helpersAt = performance.now() + (options.threads?.startAfterMs ?? MS_BEFORE_HELPERS);
+  let helpers: ListingHelpers<PendingFolder> | undefined;
+  const callerLists = options.threads?.callerLists !== false;
+  let triedHelpers = false;
+  let listed = 0;
+  try {
+    for (;;) {
+      if (!triedHelpers && pending.length > 1 && performance.now() >= helpersAt) {
+        triedHelpers = true;
+        helpers = startListingHelpers(pending, take, { ...options.threads, keepOne: callerLists });
+      }
+      helpers?.pump();
+      const mayList = helpers === undefined || callerLists || helpers.alive() === 0;
+      const folder = mayList ? pending.pop() : undefined;
+      if (folder === undefined) {
+        if (pending.length === 0 && !helpers?.waiting()) break;
+        await helpers?.nextEvent(options.signal);
+        options.signal?.throwIfAborted();
+        continue;
+      }
+      take(folder, listFolder(folder.abs));
+      if (++listed % FOLDERS_PER_SLICE === 0) {
+        await new Promise((resolve) => setImmediate(resolve));
+        options.signal?.throwIfAborted();
+      }
     }
+    return { helpers: helpers?.helped() ?? 0 };
+  } finally {
+    helpers?.close();
   }
 }
 
-function readFolder(folder: PendingFolder, options: WalkOptions, pending: PendingFolder[]): void {
-  const entries = listVerifiedFolder(folder.abs);
-  if (entries === undefined) return; // unreadable, vanished, or no longer the folder the walk found
-  const chain = entries.some((e) => e.name === ".gitignore")
+/** The entries of a listed folder that the rules keep: visited, and folders queued to be listed. */
+function keepEntries(
+  folder: PendingFolder,
+  listing: FolderListing,
+  options: WalkOptions,
+  pending: PendingFolder[],
+): void {
+  const chain = listing.includes(".gitignore")
     ? extendChain(folder.chain, folder.abs, folder.rel)
     : folder.chain;
   const depth = folder.depth + 1;
-  for (const entry of entries) {
-    const kind = entryKind(entry, folder.abs);
-    if (kind === "other") continue;
-    const isDir = kind === "dir";
-    if (isDir ? SKIPPED_FOLDER_NAMES.has(entry.name) : isAtomicTempName(entry.name)) continue;
-    const rel = folder.rel === "" ? entry.name : `${folder.rel}/${entry.name}`;
-    if (options.secrets.isSecretEntry(rel, entry.name) || isGitIgnored(chain, rel, isDir)) continue;
-    const abs = `${folder.abs}/${entry.name}`;
-    const descend = options.visit({ rel, name: entry.name, abs, isDir, depth });
+  for (const listed of listing) {
+    const isDir = listed.endsWith("/");
+    const name = isDir ? listed.slice(0, -1) : listed;
+    if (isDir ? SKIPPED_FOLDER_NAMES.has(name) : isAtomicTempName(name)) continue;
+    const rel = folder.rel === "" ? name : `${folder.rel}/${name}`;
+    if (options.secrets.isSecretEntry(rel, name) || isGitIgnored(chain, rel, isDir)) continue;
+    const abs = `${folder.abs}/${name}`;
+    const descend = options.visit({ rel, name, abs, isDir, depth });
     if (isDir && descend !== false && (options.maxDepth === undefined || depth < options.maxDepth)) {
       pending.push({ abs, rel, depth, chain });
     }
-  }
-}
-
-/**
- * A folder's entries, read through a descriptor verified to be that folder: a parent swapped for a
- * symlink after it was listed (a race against the walk) would otherwise lead outside the workspace.
- */
-function listVerifiedFolder(abs: string): Dirent[] | undefined {
-  const fd = openVerifiedSync(abs, "folder");
-  if (fd === undefined) return undefined;
-  try {
-    return readdirSync(HAS_PROC_FD ? `/proc/self/fd/${fd}` : abs, { withFileTypes: true });
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Symlinks are never followed (as ripgrep and fd do by default); FIFOs, sockets and devices are skipped. */
-function entryKind(entry: Dirent, folderAbs: string): "file" | "dir" | "other" {
-  if (entry.isFile()) return "file";
-  if (entry.isDirectory()) return "dir";
-  if (entry.isSymbolicLink() || entry.isFIFO() || entry.isSocket()) return "other";
-  if (entry.isBlockDevice() || entry.isCharacterDevice()) return "other";
-  try {
-    const stats = lstatSync(path.join(folderAbs, entry.name));
-    return stats.isFile() ? "file" : stats.isDirectory() ? "dir" : "other";
-  } catch {
-    return "other";
   }
 }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GrepEngineResult, GrepRequest } from "../../../src/tools/search/engine.js";
 import { REPO_ROOT } from "../../support/cli.js";
 import { createTempWorkspace, type TempWorkspace } from "../../support/workspace.js";
+import { distModule, settledDescriptors } from "./dist-support.js";
 import { BINARY } from "./support.js";
 
 // Worker threads run compiled JavaScript, so these tests drive the built modules under dist/ (build first,
@@ -18,8 +19,6 @@ type Dist = {
   checkSearchRoot: typeof import("../../../src/tools/search/ignore.js").checkSearchRoot;
   createSecretGuard: typeof import("../../../src/workspace/secrets.js").createSecretGuard;
 };
-
-const distModule = (rel: string) => import(pathToFileURL(path.join(REPO_ROOT, "dist", rel)).href);
 
 let dist: Dist;
 let ws: TempWorkspace;
@@ -119,25 +118,13 @@ describe("the Node engine's scan workers", () => {
   it.runIf(existsSync("/proc/self/fd"))(
     "leaves no descriptor open: the folders files are read through are closed",
     async () => {
-      const open = () => readdirSync("/proc/self/fd").length;
-      // ended workers give back their own descriptors (event loop, channels) a moment later
-      const settled = async () => {
-        let last = open();
-        for (let waited = 0; waited < 3_000; waited += 100) {
-          await new Promise((resolve) => setTimeout(resolve, 100));
-          const now = open();
-          if (now === last) return now;
-          last = now;
-        }
-        return last;
-      };
       await search(request("alpha"), { workers: 2, minFiles: 0, batchFiles: 5, callerScans: false });
-      const before = await settled();
+      const before = await settledDescriptors();
       for (let i = 0; i < 3; i++) {
         await search(request("alpha"), { workers: 2, minFiles: 0, batchFiles: 5, callerScans: true });
         await search(request("alpha"), { workers: 0 });
       }
-      expect(await settled()).toBeLessThanOrEqual(before);
+      expect(await settledDescriptors()).toBeLessThanOrEqual(before);
     },
   );
 
