@@ -156,7 +156,15 @@ async function warmSession(session) {
     process.env.GANTRY_SEARCH_ENGINE = engine;
     const raw = () => spawnTimed("rg", ["-n", query]);
     const measured = await ratioOf(() => call("grep_search", grepArgs(query, isRegex)), raw);
-    report(name, `${measured.ratio.toFixed(2)}×`, `≤ ${target.toFixed(2)}×`, measured.ratio <= target);
+    // what the 1 MB search-file limit (and its skip count) costs ripgrep itself: a stat of every file
+    const limited =
+      engine === "ripgrep"
+        ? await ratioOf(() => spawnTimed("rg", ["-n", "--max-filesize=1048576", query]), raw)
+        : undefined;
+    const note = limited
+      ? `(rg -n with Gantry's 1 MB file limit, --max-filesize, is itself ${limited.ratio.toFixed(2)}× rg -n)`
+      : "";
+    report(name, `${measured.ratio.toFixed(2)}×`, `≤ ${target.toFixed(2)}×`, measured.ratio <= target, note);
     agreement(
       "matching lines",
       measured.ours.value.metadata,
