@@ -157,7 +157,9 @@ export function startListingHelpers<F extends FolderToList>(
   return {
     pump() {
       for (const helper of helpers) {
-        for (const message of helper.inbox.splice(0)) answer(helper, message);
+        // one at a time: what a visit throws leaves the answers after it for release to account for
+        for (let message = helper.inbox.shift(); message; message = helper.inbox.shift())
+          answer(helper, message);
         for (let got = receiveMessageOnPort(helper.port); got; got = receiveMessageOnPort(helper.port)) {
           answer(helper, got.message as WalkAnswer);
         }

@@ -207,12 +207,20 @@ parentPort.on("message", ({ port }) => {
     expect(dist.idleWalkWorkers(url)).toBeGreaterThanOrEqual(1);
   });
 
-  it("an error thrown by a visit ends the walk with that error, not the process", async () => {
+  it("an error thrown by a visit ends the walk with that error, not the process; its workers come back", async () => {
+    const url = dist.defaultWalkWorkerUrl();
+    await walk(ws.root, WORKERS_LIST);
+    const kept = dist.idleWalkWorkers(url);
     await expect(
       walk(ws.root, WORKERS_LIST, (rel) => {
         if (rel.startsWith("src/m3")) throw new Error("visit failed");
       }),
     ).rejects.toThrow("visit failed");
+    // a worker still listing when the walk ended is kept once its last answer is in
+    for (let waited = 0; waited < 2_000 && dist.idleWalkWorkers(url) < kept; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(dist.idleWalkWorkers(url)).toBe(kept);
   });
 
   it("runs the bundled worker script, which sits next to the bundle chunk that starts it", async () => {
