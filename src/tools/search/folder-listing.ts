@@ -10,6 +10,12 @@ import { HAS_PROC_FD, openVerifiedSync } from "../../workspace/paths.js";
 export type FolderListing = string[];
 
 /**
+ * In a listing, a `.gitignore` that is no regular file (a symlink): never an entry of the walk, but its
+ * rules apply as ripgrep applies them (it reads the file through the link). No name starts with "/".
+ */
+export const LINKED_GITIGNORE = "/.gitignore";
+
+/**
  * A folder's entries, read through a descriptor verified to be that folder: a parent swapped for a
  * symlink after it was listed (a race against the walk) would otherwise lead outside the workspace.
  * undefined when the folder is unreadable, vanished, or no longer the folder the walk found.
@@ -29,6 +35,7 @@ export function listFolder(abs: string): FolderListing | undefined {
   for (const entry of entries) {
     const kind = entryKind(entry, abs);
     if (kind !== "other") listing.push(kind === "dir" ? `${entry.name}/` : entry.name);
+    else if (entry.name === ".gitignore") listing.push(LINKED_GITIGNORE);
   }
   return listing;
 }

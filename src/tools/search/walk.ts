@@ -1,7 +1,7 @@
 import path from "node:path";
 import { isAtomicTempName } from "../../workspace/atomic-write.js";
 import type { SecretGuard } from "../../workspace/secrets.js";
-import { type FolderListing, listFolder } from "./folder-listing.js";
+import { type FolderListing, LINKED_GITIGNORE, listFolder } from "./folder-listing.js";
 import { extendChain, type IgnoreChain, isGitIgnored, SKIPPED_FOLDER_NAMES } from "./ignore.js";
 import { type ListingHelpers, startListingHelpers, type WalkThreadOptions } from "./walk-threads.js";
 
@@ -109,11 +109,11 @@ function keepEntries(
   options: WalkOptions,
   pending: PendingFolder[],
 ): void {
-  const chain = listing.includes(".gitignore")
-    ? extendChain(folder.chain, folder.abs, folder.rel)
-    : folder.chain;
+  const hasGitignore = listing.includes(".gitignore") || listing.includes(LINKED_GITIGNORE);
+  const chain = hasGitignore ? extendChain(folder.chain, folder.abs, folder.rel) : folder.chain;
   const depth = folder.depth + 1;
   for (const listed of listing) {
+    if (listed === LINKED_GITIGNORE) continue;
     const isDir = listed.endsWith("/");
     const name = isDir ? listed.slice(0, -1) : listed;
     if (isDir ? SKIPPED_FOLDER_NAMES.has(name) : isAtomicTempName(name)) continue;

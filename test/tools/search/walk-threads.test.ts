@@ -129,6 +129,20 @@ describe("the walk's listing workers", () => {
     }
   });
 
+  it("applies a .gitignore that is a symlink, as ripgrep does, on every thread", async () => {
+    const linked = await createTempWorkspace({ "a/hit.log": "", "a/hit.txt": "", "b/c/d.log": "" });
+    try {
+      writeFileSync(path.join(linked.parent, "rules"), "*.log\n");
+      symlinkSync(path.join(linked.parent, "rules"), path.join(linked.root, ".gitignore"));
+      for (const threads of [{ workers: 0 }, WORKERS_LIST]) {
+        const { seen } = await walk(linked.root, threads);
+        expect(seen).toEqual(["a/", "a/hit.txt", "b/", "b/c/"]);
+      }
+    } finally {
+      await linked.cleanup();
+    }
+  });
+
   it("lists alone when the worker script cannot start", async () => {
     const missing = pathToFileURL(path.join(ws.parent, "no-such-worker.js"));
     const alone = await walk(ws.root, { workers: 0 });
