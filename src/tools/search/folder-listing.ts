@@ -4,8 +4,8 @@ import { HAS_PROC_FD, openVerifiedSync } from "../../workspace/paths.js";
 
 /**
  * One folder's files and folders, as the walk takes them: folder names end in "/" (no name holds a
- * "/"); symlinks, FIFOs, sockets and devices are left out. The same list whether the calling thread
- * or a walk worker read it.
+ * "/"); symlinks, FIFOs, sockets and devices are left out (a linked .gitignore is only marked, see
+ * LINKED_GITIGNORE). The same list whether the calling thread or a walk worker read it.
  */
 export type FolderListing = string[];
 

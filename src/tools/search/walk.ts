@@ -27,7 +27,7 @@ export interface WalkOptions {
   signal?: AbortSignal;
   /** Called for every entry the rules keep; returning false for a folder skips what is inside it. */
   visit(entry: WalkEntry): boolean | undefined;
-  /** Worker threads that list folders (tests; by default as many as walk-threads.ts plans). */
+  /** Worker threads that list folders (default: as many as walk-threads.ts plans; `workers: 0` for none). */
   threads?: WalkThreadOptions & {
     startAfterMs?: number;
     /** false: the calling thread lists only while no worker is alive (tests make the workers list). */
