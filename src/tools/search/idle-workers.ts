@@ -1,4 +1,4 @@
-import type { Worker } from "node:worker_threads";
+import { Worker } from "node:worker_threads";
 
 /**
  * Worker threads a finished search left idle, by script: the next search takes one instead of booting
@@ -15,12 +15,24 @@ interface IdleWorker {
 }
 
 /** An idle worker of this script, now the caller's; undefined when there is none. */
-export function takeIdleWorker(url: URL): Worker | undefined {
+function takeIdleWorker(url: URL): Worker | undefined {
   const idle = idleWorkers.get(url.href)?.pop();
   if (idle === undefined) return undefined;
   clearTimeout(idle.timer);
   idle.worker.off("exit", idle.gone).off("error", idle.gone);
   return idle.worker;
+}
+
+/**
+ * An idle worker of this script, or a new one started with `workerData` (unref'd, its stdout dropped,
+ * its stderr kept from the process's own); `idle` tells which.
+ */
+export function takeOrStartWorker(url: URL, workerData: unknown): { worker: Worker; idle: boolean } {
+  const idle = takeIdleWorker(url);
+  if (idle) return { worker: idle, idle: true };
+  const worker = new Worker(url, { workerData, stdout: false, stderr: true });
+  worker.unref();
+  return { worker, idle: false };
 }
 
 /** Keeps a worker that holds no work for the next search of its script. */

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { absolutePath, createFileScanner, scanCode } from "./file-scanner.js";
-import { idleWorkerCount, keepIdleWorker, takeIdleWorker } from "./idle-workers.js";
+import { idleWorkerCount, keepIdleWorker, takeOrStartWorker } from "./idle-workers.js";
 import type { LineMatcher } from "./matcher.js";
 import type { ScanAnswer, ScanBatch, ScanJobMessage, ScanWorkerData } from "./scan-worker.js";
 
@@ -317,15 +317,8 @@ interface WorkerLease {
 }
 
 function leaseWorker(url: URL, job: ScanJobMessage, pool: WorkerEvents): WorkerLease {
-  const idle = takeIdleWorker(url);
-  let worker: Worker;
-  if (idle) {
-    worker = idle;
-  } else {
-    const workerData: ScanWorkerData = { gantryScanWorker: true };
-    worker = new Worker(url, { workerData, stdout: false, stderr: true });
-    worker.unref();
-  }
+  const workerData: ScanWorkerData = { gantryScanWorker: true };
+  const { worker, idle } = takeOrStartWorker(url, workerData);
   const onMessage = (message: ScanAnswer) => {
     if (message.type === "ready") pool.onReady(worker);
     else if (message.job === job.job) pool.onCounts(worker, message.start, message.counts);

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from "node:worker_threads";
 import type { FolderListing } from "./folder-listing.js";
-import { idleWorkerCount, keepIdleWorker, takeIdleWorker } from "./idle-workers.js";
+import { idleWorkerCount, keepIdleWorker, takeOrStartWorker } from "./idle-workers.js";
 import type { ListRequest, WalkAnswer, WalkStartMessage, WalkWorkerData } from "./walk-worker.js";
 
 export interface WalkThreadOptions {
@@ -123,7 +123,7 @@ export function startListingHelpers<F extends FolderToList>(
   for (let i = 0; i < count; i++) {
     let worker: Worker;
     try {
-      worker = takeIdleWorker(url) ?? bootWorker(url);
+      worker = takeOrStartWorker(url, { gantryWalkWorker: true } satisfies WalkWorkerData).worker;
     } catch {
       break; // no thread to be had (resource limits)
     }
@@ -196,13 +196,6 @@ export function startListingHelpers<F extends FolderToList>(
       wakeUp();
     },
   };
-}
-
-function bootWorker(url: URL): Worker {
-  const workerData: WalkWorkerData = { gantryWalkWorker: true };
-  const worker = new Worker(url, { workerData, stdout: false, stderr: true });
-  worker.unref();
-  return worker;
 }
 
 /**

@@ -3,7 +3,7 @@ import { isAtomicTempName } from "../../workspace/atomic-write.js";
 import type { SecretGuard } from "../../workspace/secrets.js";
 import { type FolderListing, LINKED_GITIGNORE, listFolder } from "./folder-listing.js";
 import { extendChain, type IgnoreChain, isGitIgnored, SKIPPED_FOLDER_NAMES } from "./ignore.js";
-import { type ListingHelpers, startListingHelpers, type WalkThreadOptions } from "./walk-threads.js";
+import type { ListingHelpers, WalkThreadOptions } from "./walk-threads.js";
 
 export interface WalkEntry {
   /** Workspace-relative, "/"-separated. */
@@ -79,6 +79,8 @@ export async function walkWorkspace(options: WalkOptions): Promise<WalkStats> {
     for (;;) {
       if (!triedHelpers && pending.length > 1 && performance.now() >= helpersAt) {
         triedHelpers = true;
+        // loaded once a walk is long enough: node:worker_threads alone costs a small one about 1.2 ms
+        const { startListingHelpers } = await import("./walk-threads.js");
         helpers = startListingHelpers(pending, take, { ...options.threads, keepOne: callerLists });
       }
       helpers?.pump();
