@@ -7,8 +7,8 @@
 // that ran, so the next start of the same command compiles almost nothing.
 //
 // Only the bundle's own chunks load this way (their file names carry a hash of their content, so a
-// cache can never be taken for another file's code); everything else goes through Node's loader and its
-// compile cache. A cache that is missing or that V8 rejects (another Node version) is written when the
+// cache can never be taken for another file's code), from a table of the loader's own rather than
+// Node's module cache; everything else goes through Node's loader and its compile cache. A cache that is missing or that V8 rejects (another Node version) is written when the
 // process exits, to a file of its own replaced by a rename, in a folder nobody else can read. A cache
 // that cannot be read or written only makes the start slower.
 //
@@ -40,17 +40,20 @@ interface LoadedChunk {
   cacheFile: string;
 }
 
-type ChunkLoader = (module: NodeJS.Module, filename: string) => void;
+/** What a chunk sees as its `module`: the part of Node's module object the bundle's chunks use. */
+interface ChunkModule {
+  id: string;
+  filename: string;
+  exports: unknown;
+  loaded: boolean;
+}
 
 /** Runs `entry` (a chunk of the bundle), loading the chunks of its folder with code caches from `cacheRoot`. */
 function runWithCodeCache(entry: string, cacheRoot: string): void {
   const fs = process.getBuiltinModule("node:fs");
   const path = process.getBuiltinModule("node:path");
   const vm = process.getBuiltinModule("node:vm");
-  const Module = process.getBuiltinModule("node:module") as unknown as {
-    _extensions: Record<string, ChunkLoader>;
-    createRequire(filename: string): NodeJS.Require;
-  };
+  const Module = process.getBuiltinModule("node:module");
   const bundle = path.dirname(entry) + path.sep;
   // one folder per Node build and bundle folder: V8 rejects another version's caches anyway
   const folder = path.join(cacheRoot, `${process.version}-${process.arch}-${hashOf(bundle)}`);
@@ -65,12 +68,33 @@ function runWithCodeCache(entry: string, cacheRoot: string): void {
   // NODE_COMPILE_CACHE may name a shared folder, where another user could have made them first
   const trusted = isPrivateFolder(cacheRoot) && isPrivateFolder(folder);
 
-  // the chunks require each other by relative names, and Node's own modules: one require serves them all
+  // the chunks require each other as "./<chunk>.js", which the loader below serves from its own table:
+  // Node's resolver would stat and realpath every one of them (about 2 ms of a tiny `gantry tool`
+  // call) for files whose place the build fixed; everything else (Node's modules, the packages kept
+  // out of the bundle) goes through Node's require
   const requireInBundle = Module.createRequire(entry);
-  const nodeLoader = Module._extensions[".js"] as ChunkLoader;
-  Module._extensions[".js"] = (module, filename) => {
-    if (!filename.startsWith(bundle) || filename.includes(path.sep, bundle.length))
-      return nodeLoader(module, filename);
+  const chunks = new Map<string, ChunkModule>();
+  const requireChunk = (name: string): unknown => {
+    if (!name.startsWith("./") || name.includes("/", 2)) return requireInBundle(name);
+    return loadChunk(name.slice(2)).exports;
+  };
+  const loadChunk = (name: string): ChunkModule => {
+    const known = chunks.get(name);
+    if (known !== undefined) return known;
+    const filename = bundle + name;
+    const module: ChunkModule = { id: filename, filename, exports: {}, loaded: false };
+    // in the table before it runs, as Node does: chunks that require each other get the exports so far
+    chunks.set(name, module);
+    try {
+      runChunk(module, filename);
+    } catch (cause) {
+      chunks.delete(name);
+      throw cause;
+    }
+    module.loaded = true;
+    return module;
+  };
+  const runChunk = (module: ChunkModule, filename: string) => {
     // the build writes the chunks in ASCII (rolldown.config.js checks it), which latin1 decodes fastest
     const source = fs.readFileSync(filename, "latin1");
     const cacheFile = `${folder}${path.sep}${filename.slice(bundle.length)}.${source.length}.cache`;
@@ -90,7 +114,7 @@ function runWithCodeCache(entry: string, cacheRoot: string): void {
     loaded.push({ script, cacheFile });
     if (cachedData === undefined || script.cachedDataRejected) stale.push({ script, cacheFile });
     const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
-    wrapper.call(module.exports, module.exports, requireInBundle, module, filename, bundle.slice(0, -1));
+    wrapper.call(module.exports, module.exports, requireChunk, module, filename, bundle.slice(0, -1));
   };
   // the list of the runs whose functions the caches hold, for this build of the bundle (its main chunk)
   const runsFile = `${folder}${path.sep}${path.basename(entry)}.runs`;
@@ -100,7 +124,7 @@ function runWithCodeCache(entry: string, cacheRoot: string): void {
       saveCaches(loaded, folder, bundle, { runsFile, runName });
     else if (stale.length > 0) saveCaches(stale, folder, bundle);
   });
-  require(entry);
+  loadChunk(path.basename(entry));
 }
 
 runWithCodeCache.CHUNK_HEAD = CHUNK_HEAD;
