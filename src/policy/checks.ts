@@ -1,6 +1,6 @@
-import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { AnyTool, ShellCommand } from "../tools/contract.js";
+import { lstatOf, realPath } from "../workspace/open-file.js";
 import type { Check } from "./rules.js";
 
 /** Argument fields that name a path, and whether the tool treats it as a folder (SPEC §2 names). */
@@ -116,7 +116,7 @@ async function realPathOf(abs: string): Promise<string | undefined> {
   let current = abs;
   for (;;) {
     try {
-      const real = await realpath(current);
+      const real = await realPath(current);
       return missing.length > 0 ? path.join(real, ...missing.reverse()) : real;
     } catch (cause) {
       const code = (cause as NodeJS.ErrnoException).code;
@@ -140,7 +140,7 @@ function hostOf(url: string): string | undefined {
 
 async function isSymlink(candidate: string): Promise<boolean> {
   try {
-    return (await lstat(candidate)).isSymbolicLink();
+    return (await lstatOf(candidate)).isSymbolicLink();
   } catch {
     return false;
   }

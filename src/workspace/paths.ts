@@ -9,9 +9,9 @@ import {
   realpathSync,
   type Stats,
 } from "node:fs";
-import { type FileHandle, lstat, open, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { ToolErrorCode } from "../tools/contract.js";
+import { lstatOf, type OpenFile, openFile, realPath } from "./open-file.js";
 
 /** A path proven to lie inside the workspace at the time it was resolved. */
 export interface ResolvedPath {
@@ -70,7 +70,7 @@ export async function resolveInsideWorkspace(realRoot: string, input: string): P
   let existing = requested;
   for (;;) {
     try {
-      const real = await realpath(existing);
+      const real = await realPath(existing);
       const abs = missing.length > 0 ? path.join(real, ...missing.reverse()) : real;
       if (!isInside(realRoot, abs)) return outside(input);
       return { ok: true, path: { abs, rel: toRelative(realRoot, abs), exists: missing.length === 0 } };
@@ -112,7 +112,7 @@ export function pathBoundsProblem(input: string, abs: string): string | undefine
 
 async function isSymlink(candidate: string): Promise<boolean> {
   try {
-    return (await lstat(candidate)).isSymbolicLink();
+    return (await lstatOf(candidate)).isSymbolicLink();
   } catch {
     return false;
   }
@@ -129,7 +129,7 @@ function fail(code: ToolErrorCode, message: string): PathResult {
   return { ok: false, error: { code, message } };
 }
 
-export type OpenResult = { ok: true; handle: FileHandle; stats: Stats } | { ok: false; error: PathError };
+export type OpenResult = { ok: true; handle: OpenFile; stats: Stats } | { ok: false; error: PathError };
 
 /**
  * Opens a resolved regular file for reading and then verifies the opened descriptor, not the name:
@@ -144,9 +144,9 @@ export async function openVerifiedFile(realRoot: string, resolved: ResolvedPath)
   if (!named.ok) return named;
   if (named.stats.isDirectory()) return refusal("not_a_file", `"${resolved.rel}" is a folder, not a file.`);
   if (!named.stats.isFile() && !named.stats.isSymbolicLink()) return specialFile(resolved);
-  let handle: FileHandle;
+  let handle: OpenFile;
   try {
-    handle = await open(resolved.abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    handle = await openFile(resolved.abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (cause) {
     return openFailure(resolved, cause);
   }
@@ -168,7 +168,7 @@ export async function openVerifiedFile(realRoot: string, resolved: ResolvedPath)
 export type OpenDirectoryResult =
   | {
       ok: true;
-      handle: FileHandle;
+      handle: OpenFile;
       stats: Stats /** a path that names the opened folder itself */;
       path: string;
     }
@@ -183,9 +183,9 @@ export async function openVerifiedDirectory(
   realRoot: string,
   resolved: ResolvedPath,
 ): Promise<OpenDirectoryResult> {
-  let handle: FileHandle;
+  let handle: OpenFile;
   try {
-    handle = await open(
+    handle = await openFile(
       resolved.abs,
       constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_DIRECTORY,
     );
@@ -200,7 +200,7 @@ export async function openVerifiedDirectory(
     if (!stats.isDirectory()) throw new OpenRefusal("not_a_directory", `"${resolved.rel}" is not a folder.`);
     await verifyDescriptor(realRoot, resolved, handle);
     const viaDescriptor = `/proc/self/fd/${handle.fd}`;
-    const usable = await lstat(viaDescriptor).then(
+    const usable = await lstatOf(viaDescriptor).then(
       () => true,
       () => false,
     );
@@ -212,7 +212,7 @@ export async function openVerifiedDirectory(
   }
 }
 
-async function verifyDescriptor(realRoot: string, resolved: ResolvedPath, handle: FileHandle) {
+async function verifyDescriptor(realRoot: string, resolved: ResolvedPath, handle: OpenFile) {
   const actual = await descriptorPath(handle, resolved.abs);
   if (actual !== resolved.abs || !isInside(realRoot, actual)) {
     throw new OpenRefusal("outside_workspace", `"${resolved.rel}" changed while it was opened; refused.`);
@@ -223,7 +223,7 @@ async function lstatOrError(
   resolved: ResolvedPath,
 ): Promise<{ ok: true; stats: Stats } | { ok: false; error: PathError }> {
   try {
-    return { ok: true, stats: await lstat(resolved.abs) };
+    return { ok: true, stats: await lstatOf(resolved.abs) };
   } catch (cause) {
     return openFailure(resolved, cause);
   }
@@ -309,6 +309,6 @@ export function descriptorPathSync(fd: number, expected: string): string {
   }
 }
 
-export async function descriptorPath(handle: FileHandle, expected: string): Promise<string> {
+export async function descriptorPath(handle: { fd: number }, expected: string): Promise<string> {
   return descriptorPathSync(handle.fd, expected);
 }

@@ -68,7 +68,7 @@ async function modulesLoadedBy(
   };
 }
 
-it("a one-shot find_by_name call, its stdin a pipe, loads neither node:crypto, node:tty nor worker threads", async () => {
+it("a one-shot find_by_name call, its stdin a pipe, loads neither node:crypto, node:tty, worker threads nor fs/promises", async () => {
   const { loaded, text } = await modulesLoadedBy([
     "tool",
     "find_by_name",
@@ -79,10 +79,11 @@ it("a one-shot find_by_name call, its stdin a pipe, loads neither node:crypto, n
   expect(loaded).not.toContain("NativeModule tty");
   // a walk this small ends before it would start listing workers: their module (~1.2 ms) is not loaded
   expect(loaded).not.toContain("NativeModule worker_threads");
+  expect(loaded).not.toContain("NativeModule fs/promises");
   expect(text).toContain("src/a.ts");
 });
 
-it("a one-shot view_file of a small file, its stdin /dev/null, loads neither node:crypto nor node:tty", async () => {
+it("a one-shot view_file of a small file, its stdin /dev/null, loads neither node:crypto, node:tty nor fs/promises", async () => {
   const { loaded, text } = await modulesLoadedBy(
     ["tool", "view_file", '{"AbsolutePath":"src/a.ts"}'],
     "ignore",
@@ -92,6 +93,9 @@ it("a one-shot view_file of a small file, its stdin /dev/null, loads neither nod
   // the result goes to stdout (a pipe here) by its descriptor: no socket, so neither node:net nor streams
   expect(loaded).not.toContain("NativeModule net");
   expect(loaded).not.toContain("NativeModule stream");
+  // the policy's realpath and the guarded open and reads are on fs callbacks (workspace/open-file.ts):
+  // node:fs/promises loads readline, file watchers and folder streams, about 1 ms
+  expect(loaded).not.toContain("NativeModule fs/promises");
   expect(text).toBe("    1\texport const a = 1;");
 });
 

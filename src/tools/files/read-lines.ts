@@ -1,7 +1,7 @@
 import { TextDecoder } from "node:util";
 import { type ContentDigest, createContentHasher } from "../../workspace/content-digest.js";
 
-/** What the window reads from: an open file (FileHandle fits), or text an editor holds (bytesSource). */
+/** What the window reads from: an open file (OpenFile fits), or text an editor holds (bytesSource). */
 export interface ByteSource {
   read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
 }

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
 import { resolveSkillFile } from "../../skills/skill-files.js";
 import { type ContentDigest, digestOfBytes } from "../../workspace/content-digest.js";
+import type { OpenFile } from "../../workspace/open-file.js";
 import { openVerifiedFile, type PathError, type ResolvedPath } from "../../workspace/paths.js";
 import { snapshotOf } from "../../workspace/read-ledger.js";
 import { imageMimeType, imageMimeTypeOfBytes, looksBinary } from "../../workspace/text.js";
@@ -177,20 +177,20 @@ export function createViewFileTool(env: ToolEnvironment) {
   }
 }
 
-async function diskSha256(handle: FileHandle): Promise<string> {
+async function diskSha256(handle: OpenFile): Promise<string> {
   return createHash("sha256")
     .update(await handle.readFile())
     .digest("hex");
 }
 
-async function readSample(handle: FileHandle, size: number): Promise<Buffer> {
+async function readSample(handle: OpenFile, size: number): Promise<Buffer> {
   const sample = Buffer.alloc(Math.min(SAMPLE_BYTES, size));
   const { bytesRead } = await handle.read(sample, 0, sample.length, 0);
   return sample.subarray(0, bytesRead);
 }
 
 async function readImage(
-  handle: FileHandle,
+  handle: OpenFile,
   size: number,
   mimeType: string,
   rel: string,

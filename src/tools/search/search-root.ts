@@ -1,5 +1,5 @@
-import { stat } from "node:fs/promises";
 import type { Settings } from "../../config/settings.js";
+import { statOf } from "../../workspace/open-file.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { errorResult, type ToolResult } from "../contract.js";
 import { checkSearchRoot, type IgnoreChain } from "./ignore.js";
@@ -30,7 +30,7 @@ export async function resolveSearchRoot(
   if (!resolved.path.exists) {
     return { ok: false, result: errorResult("not_found", `"${input}" does not exist in the workspace.`) };
   }
-  const stats = await stat(resolved.path.abs);
+  const stats = await statOf(resolved.path.abs);
   const isDir = stats.isDirectory();
   if (!isDir && !stats.isFile()) {
     // a FIFO, socket or device: never opened, it could block the call
