@@ -1,17 +1,34 @@
-import { close, fstat, lstat, open, read, readFile, realpath, type Stats, stat } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  read,
+  readFile,
+  readFileSync,
+  readSync,
+  realpathSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 
 /**
- * The few asynchronous file calls every tool call makes (the policy's realpath; the workspace guard's
- * open, lstat and reads; a search root's stat), on Node's callback API: node:fs/promises brings
- * readline, file watchers and folder streams with it, about 1 ms of a one-call `gantry tool` process
- * that never uses them. The same system calls as fs/promises makes (realpath is the native one, as
- * there), with the same errors.
+ * The file calls every tool call makes (the policy's realpath; the workspace guard's open, lstat and
+ * reads; a search root's stat), behind promises as fs/promises has them but without it: node:fs/promises
+ * brings readline, file watchers and folder streams, about 1 ms of a one-call `gantry tool` process.
+ *
+ * A call whose work is bounded (open, stat, lstat, realpath, close, a read of at most SYNC_READ_BYTES)
+ * is made at once: handing it to libuv's thread pool costs more than the call (a wake-up of another
+ * thread and one of the event loop), and the first such hand-off starts the pool's four threads, about
+ * 0.7 ms of a tiny `gantry tool view_file`. A longer read goes through the pool, so reading a large
+ * file never holds the event loop for longer than one small read. The same system calls and errors as
+ * fs/promises (realpath is the C library's, as there).
  */
+const SYNC_READ_BYTES = 64 * 1024;
 
 /** An open file: the part of fs/promises' FileHandle the workspace's readers use, on its descriptor. */
 export class OpenFile {
   #fd: number | undefined;
-  #closing: Promise<void> | undefined;
 
   constructor(fd: number) {
     this.#fd = fd;
@@ -28,6 +45,11 @@ export class OpenFile {
     length: number,
     position: number | null,
   ): Promise<{ bytesRead: number; buffer: Uint8Array }> {
+    if (length <= SYNC_READ_BYTES)
+      return settled(() => ({
+        bytesRead: readSync(this.#open("read"), buffer, offset, length, position),
+        buffer,
+      }));
     return new Promise((resolve, reject) => {
       read(this.#open("read"), buffer, offset, length, position, (error, bytesRead) =>
         error ? reject(error) : resolve({ bytesRead, buffer }),
@@ -36,15 +58,15 @@ export class OpenFile {
   }
 
   stat(): Promise<Stats> {
-    return new Promise((resolve, reject) => {
-      fstat(this.#open("fstat"), (error, stats) => (error ? reject(error) : resolve(stats)));
-    });
+    return settled(() => fstatSync(this.#open("fstat")));
   }
 
   /** The rest of the file from its current position (as FileHandle's: reads at a position move none). */
   readFile(): Promise<Buffer> {
     return new Promise((resolve, reject) => {
-      readFile(this.#open("read"), (error, bytes) => (error ? reject(error) : resolve(bytes)));
+      const fd = this.#open("read");
+      if (fstatSync(fd).size <= SYNC_READ_BYTES) resolve(readFileSync(fd));
+      else readFile(fd, (error, bytes) => (error ? reject(error) : resolve(bytes)));
     });
   }
 
@@ -53,14 +75,9 @@ export class OpenFile {
    * reach a descriptor number the process may have handed out again since.
    */
   close(): Promise<void> {
-    if (this.#closing) return this.#closing;
     const fd = this.#fd;
     this.#fd = undefined;
-    this.#closing = new Promise((resolve, reject) => {
-      if (fd === undefined) resolve();
-      else close(fd, (error) => (error ? reject(error) : resolve()));
-    });
-    return this.#closing;
+    return fd === undefined ? Promise.resolve() : settled(() => closeSync(fd));
   }
 
   #open(syscall: string): number {
@@ -71,26 +88,27 @@ export class OpenFile {
 
 /** Opens `file` with `flags` (the fs constants), as fs/promises' open. */
 export function openFile(file: string, flags: number, mode?: number): Promise<OpenFile> {
-  return new Promise((resolve, reject) => {
-    open(file, flags, mode, (error, fd) => (error ? reject(error) : resolve(new OpenFile(fd))));
-  });
+  return settled(() => new OpenFile(openSync(file, flags, mode)));
 }
 
 /** The real path (the C library's realpath, as fs/promises' realpath). */
 export function realPath(file: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    realpath.native(file, (error, resolved) => (error ? reject(error) : resolve(resolved)));
-  });
+  return settled(() => realpathSync.native(file));
 }
 
 export function lstatOf(file: string): Promise<Stats> {
-  return new Promise((resolve, reject) => {
-    lstat(file, (error, stats) => (error ? reject(error) : resolve(stats)));
-  });
+  return settled(() => lstatSync(file));
 }
 
 export function statOf(file: string): Promise<Stats> {
-  return new Promise((resolve, reject) => {
-    stat(file, (error, stats) => (error ? reject(error) : resolve(stats)));
-  });
+  return settled(() => statSync(file));
+}
+
+/** What `call` returns, or the error it throws, as a promise (the callers await either way). */
+function settled<T>(call: () => T): Promise<T> {
+  try {
+    return Promise.resolve(call());
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }

@@ -3,6 +3,7 @@ import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { lstatOf, openFile, realPath, statOf } from "../../src/workspace/open-file.js";
+import { REPO_ROOT, runNode } from "../support/cli.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
 
 let ws: TempWorkspace;
@@ -66,4 +67,32 @@ it("resolves a path as fs/promises' realpath does, through links to folders and 
   symlinkSync(file("target.txt"), file("to-target"));
   for (const named of [path.join(ws.parent, "root-link", "to-target"), file("a.txt"), ws.root])
     expect(await realPath(named)).toBe(await realpath(named));
+});
+
+it("bounded calls are made at once; only a long read starts libuv's thread pool", async () => {
+  writeFileSync(file("large.bin"), Buffer.alloc(300_000, 7));
+  const script = path.join(ws.parent, "threads.mjs");
+  writeFileSync(
+    script,
+    `import { readdirSync, constants } from "node:fs";
+import { openFile, realPath, lstatOf, statOf } from ${JSON.stringify(path.join(REPO_ROOT, "dist/workspace/open-file.js"))};
+const threads = () => readdirSync("/proc/self/task").length;
+const before = threads();
+const small = await openFile(${JSON.stringify(file("a.txt"))}, constants.O_RDONLY);
+await realPath(${JSON.stringify(file("a.txt"))}); await lstatOf(${JSON.stringify(ws.root)}); await statOf(${JSON.stringify(ws.root)});
+const text = (await small.readFile()).toString(); await small.stat(); await small.close();
+const afterSmall = threads();
+const large = await openFile(${JSON.stringify(file("large.bin"))}, constants.O_RDONLY);
+const { bytesRead } = await large.read(Buffer.alloc(200_000), 0, 200_000, 0);
+const rest = await large.readFile();
+await large.close();
+console.log(JSON.stringify({ before, afterSmall, afterLarge: threads(), text, bytesRead, rest: rest.length }));
+`,
+  );
+  const run = await runNode([script]);
+  expect(run.stderr).toBe("");
+  const seen = JSON.parse(run.stdout) as Record<string, number | string>;
+  expect(seen).toMatchObject({ text: "alpha\n", bytesRead: 200_000, rest: 300_000 });
+  expect(seen.afterSmall).toBe(seen.before);
+  expect(seen.afterLarge as number).toBeGreaterThan(seen.before as number);
 });
