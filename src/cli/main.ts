@@ -3,6 +3,7 @@ import { type ParseArgsConfig, parseArgs } from "node:util";
 import { didYouMean } from "../config/did-you-mean.js";
 import { nameRunForCodeCache } from "./code-cache-run.js";
 import { COMMAND_OPTIONS, GLOBAL_OPTIONS, type GlobalOptions, USAGE, UsageError } from "./options.js";
+import { parsePlainArguments } from "./plain-arguments.js";
 
 /** Each command's module is loaded only when it runs, so `gantry --version` starts as fast as node. */
 const COMMANDS: Record<
@@ -63,9 +64,14 @@ function ranAs(name: string, code: number): number {
   return code;
 }
 
-/** Node's parser, with a did-you-mean for a misspelled option (`--modle`: did you mean "--model"?). */
+/**
+ * A plain command line as Node's parser reads it (plain-arguments.ts); any other through Node's parser,
+ * with a did-you-mean for a misspelled option (`--modle`: did you mean "--model"?).
+ */
 function parseArguments(argv: string[]) {
   const options = { ...GLOBAL_OPTIONS, ...commandOptions(argv) };
+  const plain = parsePlainArguments(argv, options);
+  if (plain) return plain;
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (cause) {

@@ -96,6 +96,10 @@ it("a one-shot view_file of a small file, its stdin /dev/null, loads neither nod
   // the policy's realpath and the guarded open and reads are on fs callbacks (workspace/open-file.ts):
   // node:fs/promises loads readline, file watchers and folder streams, about 1 ms
   expect(loaded).not.toContain("NativeModule fs/promises");
+  // a plain command line is read without Node's parseArgs (cli/plain-arguments.ts), and the decoder of
+  // a command's output loads with the first command
+  expect(loaded).not.toContain("NativeModule internal/util/parse_args/parse_args");
+  expect(loaded).not.toContain("NativeModule string_decoder");
   expect(text).toBe("    1\texport const a = 1;");
 });
 

@@ -1,6 +1,5 @@
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import path from "node:path";
-import { StringDecoder } from "node:string_decoder";
 import { createAnsiStripper } from "./ansi.js";
 
 /**
@@ -45,6 +44,8 @@ export interface CaptureOptions {
 }
 
 export function createOutputCapture(options: CaptureOptions): OutputCapture {
+  // loaded with the first command: a call that runs none (a one-shot view_file) need not load it
+  const { StringDecoder } = process.getBuiltinModule("node:string_decoder");
   const decoder = new StringDecoder("utf8");
   const stripper = createAnsiStripper();
   let memory = ""; // the whole output while small

@@ -1,5 +1,4 @@
 import { readFileSync, readlinkSync } from "node:fs";
-import { StringDecoder } from "node:string_decoder";
 import { randomHex } from "../../session/random-ids.js";
 import type { OutputCapture } from "./output-buffer.js";
 import { descendantsOf, type ExitStatus } from "./process-tree.js";
@@ -42,6 +41,8 @@ export function createTerminalPool(runtime: ExecRuntime): TerminalPool {
   const terminals = new Map<string, Terminal>();
 
   async function open(id: string, cwd: string): Promise<Terminal> {
+    // loaded with the first command: a call that runs none (a one-shot view_file) need not load it
+    const { StringDecoder } = process.getBuiltinModule("node:string_decoder");
     const decoder = new StringDecoder("utf8");
     const terminal: Terminal = {
       id,
