@@ -8,9 +8,10 @@
 //
 // Only the bundle's own chunks load this way (their file names carry a hash of their content, so a
 // cache can never be taken for another file's code), from a table of the loader's own rather than
-// Node's module cache; everything else goes through Node's loader and its compile cache. A cache that is missing or that V8 rejects (another Node version) is written when the
-// process exits, to a file of its own replaced by a rename, in a folder nobody else can read. A cache
-// that cannot be read or written only makes the start slower.
+// Node's module cache; everything else goes through Node's loader and its compile cache. A cache that
+// is missing or that V8 rejects (another Node version) is written when the process exits, to a file of
+// its own replaced by a rename, in a folder nobody else can read. A cache that cannot be read or
+// written only makes the start slower.
 //
 // A cache holds what the command that made it ran: made by `gantry --help` or a failed call, it lacks
 // the session and the tools, and every later `gantry tool` compiled them again (about 5 ms of a 45 ms
@@ -69,7 +70,7 @@ function runWithCodeCache(entry: string, cacheRoot: string): void {
   const trusted = isPrivateFolder(cacheRoot) && isPrivateFolder(folder);
 
   // the chunks require each other as "./<chunk>.js", which the loader below serves from its own table:
-  // Node's resolver would stat and realpath every one of them (about 2 ms of a tiny `gantry tool`
+  // Node's resolver would stat and realpath every one of them (about 1 ms of a tiny `gantry tool`
   // call) for files whose place the build fixed; everything else (Node's modules, the packages kept
   // out of the bundle) goes through Node's require
   const requireInBundle = Module.createRequire(entry);

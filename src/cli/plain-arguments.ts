@@ -12,8 +12,8 @@ export interface ParsedArguments {
  * command is run with: `--name`, `--name value`, `--name=value`, `-x`, `-x value`, words and `--`.
  * Node's parser is kept for everything else, so an unknown option, a missing or ambiguous value or a
  * group of short options gets its checks and its messages: undefined here means "ask parseArgs". Its
- * first call costs about 0.4 ms (its modules load and run cold), a tenth of what a one-call `gantry
- * tool` spends outside Node's own start.
+ * first call costs about 0.4 ms (its modules load and run cold), of the 17 or so a one-call `gantry
+ * tool` spends after Node's own start.
  */
 export function parsePlainArguments(argv: string[], options: Options): ParsedArguments | undefined {
   const shorts = new Map<string, string>();
