@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { lazySchema } from "../config/lazy-schema.js";
 import type { Settings } from "../config/settings.js";
 
 /**
@@ -13,7 +14,7 @@ export type ArtifactType = (typeof ARTIFACT_TYPES)[number];
 
 export const DEFAULT_ARTIFACTS_DIR = ".agents/artifacts";
 
-export const ArtifactMetadataSchema = z.lazy(() =>
+export const ArtifactMetadataSchema = lazySchema(() =>
   z
     .object({
       ArtifactType: z
@@ -30,7 +31,7 @@ export const ArtifactMetadataSchema = z.lazy(() =>
       "Makes the file an artifact: a document for the user (plan, task list, walkthrough, report). It is written into the session's artifacts folder (a bare file name goes there) and listed for the user.",
     ),
 );
-export type ArtifactMetadata = z.infer<typeof ArtifactMetadataSchema>;
+export type ArtifactMetadata = z.infer<ReturnType<typeof ArtifactMetadataSchema>>;
 
 /** One artifact as the session log records it (`metadata.artifact` of the tool result that made it). */
 export interface ArtifactRecord {

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { EnvSettingSchema } from "./env-setting.js";
+import { lazySchema } from "./lazy-schema.js";
 
 /**
  * The `sandbox` section of Claude Code's `.claude/settings.json` and `.claude/settings.local.json`,
@@ -9,7 +10,7 @@ import { EnvSettingSchema } from "./env-setting.js";
  * it loosens: commands that skip the sandbox, sockets, a weaker nested sandbox). The files' `env` is
  * Gantry's `env` as it is.
  */
-const ClaudeSandboxSchema = z.lazy(() =>
+const ClaudeSandboxSchema = lazySchema(() =>
   z.looseObject({
     enabled: z.boolean().optional(),
     network: z
@@ -78,13 +79,15 @@ export function readClaudeSettings(
   if (typeof raw !== "object" || raw === null) return layer;
   const { sandbox: section, env } = raw as { sandbox?: unknown; env?: unknown };
   if (env !== undefined) {
-    const parsedEnv = EnvSettingSchema.safeParse(env);
+    const parsedEnv = EnvSettingSchema().safeParse(env);
     if (!parsedEnv.success)
       throw new Error(`invalid settings in ${shown}: ${issuesOf(parsedEnv.error, "env")}`);
     layer.settings.env = parsedEnv.data;
   }
   if (section === undefined) return layer;
-  const parsed = ClaudeSandboxSchema.safeParse(typeof section === "boolean" ? { enabled: section } : section);
+  const parsed = ClaudeSandboxSchema().safeParse(
+    typeof section === "boolean" ? { enabled: section } : section,
+  );
   if (!parsed.success) throw new Error(`invalid settings in ${shown}: ${issuesOf(parsed.error, "sandbox")}`);
   const sandbox: Record<string, unknown> = {};
   for (const [claudeKey, value] of leaves(parsed.data)) {

@@ -10,6 +10,7 @@ import { LimitsSettingsSchema } from "../workspace/limits.js";
 import { SecretsSchema } from "../workspace/secrets.js";
 import { didYouMean } from "./did-you-mean.js";
 import { EnvSettingSchema } from "./env-setting.js";
+import { lazySchema } from "./lazy-schema.js";
 import { readIfPresent } from "./read-if-present.js";
 
 // other settings readers (src/mcp/sources.ts) name unknown keys the same way
@@ -20,10 +21,10 @@ export { didYouMean };
  * src/config/combine.ts (by the key rules of key-rules.ts). Each concern owns its section's schema;
  * an unknown key is named with a did-you-mean and left out, never silently ignored.
  */
-export const SettingsSchema = z.lazy(() =>
+export const SettingsSchema = lazySchema(() =>
   z.strictObject({
-    limits: LimitsSettingsSchema.optional(),
-    secrets: SecretsSchema.optional(),
+    limits: LimitsSettingsSchema().optional(),
+    secrets: SecretsSchema().optional(),
     tools: z
       .strictObject({
         disabled: z.array(z.string()).optional().describe("tool names (or aliases) switched off"),
@@ -40,10 +41,10 @@ export const SettingsSchema = z.lazy(() =>
     /** Lets the agent's own edit and command tools change .agents/hooks.json, settings files and the like. */
     allowAgentConfigEdits: z.boolean().optional(),
     /** Permission rules; rules of every settings file are combined (src/policy/load.ts), not replaced. */
-    permissions: PermissionsSchema.optional(),
-    approvalMode: ApprovalModeSettingSchema.optional(),
-    exec: ExecSettingsSchema.optional(),
-    sandbox: SandboxSettingsSchema.optional(),
+    permissions: PermissionsSchema().optional(),
+    approvalMode: ApprovalModeSettingSchema().optional(),
+    exec: ExecSettingsSchema().optional(),
+    sandbox: SandboxSettingsSchema().optional(),
     search: z
       .strictObject({
         engine: z
@@ -54,21 +55,21 @@ export const SettingsSchema = z.lazy(() =>
           ),
       })
       .optional(),
-    web: WebSettingsSchema.optional(),
-    images: ImageSettingsSchema.optional(),
+    web: WebSettingsSchema().optional(),
+    images: ImageSettingsSchema().optional(),
     model: z.string().optional().describe("the model as provider:model-id, e.g. anthropic:claude-sonnet-4-5"),
     baseUrl: z.string().optional().describe("the provider's API base URL (required for openai-compatible)"),
     contextWindow: z.number().int().positive().optional().describe("the model's context window in tokens"),
     maxTurns: z.number().int().positive().optional().describe("model turns a headless run may take"),
-    env: EnvSettingSchema.optional(),
-    subagents: SubagentSettingsSchema.optional(),
-    hooks: HookSettingsSchema.optional(),
+    env: EnvSettingSchema().optional(),
+    subagents: SubagentSettingsSchema().optional(),
+    hooks: HookSettingsSchema().optional(),
     /** MCP servers by name; read with the other files that hold them by src/mcp/sources.ts, not merged here. */
     mcpServers: z.record(z.string(), z.unknown()).optional(),
   }),
 );
 
-export type Settings = z.infer<typeof SettingsSchema>;
+export type Settings = z.infer<ReturnType<typeof SettingsSchema>>;
 
 /**
  * Parses one settings file. A value of the wrong type is an error naming the file and the key; an
@@ -78,7 +79,7 @@ export function parseSettingsFile(file: string, raw: unknown): { settings: Setti
   const warnings: string[] = [];
   let input = raw;
   for (let attempt = 0; attempt < 2; attempt++) {
-    const parsed = SettingsSchema.safeParse(input);
+    const parsed = SettingsSchema().safeParse(input);
     if (parsed.success) return { settings: parsed.data, warnings };
     const unknown = parsed.error.issues.filter((issue) => issue.code === "unrecognized_keys");
     const others = parsed.error.issues.filter((issue) => issue.code !== "unrecognized_keys");
@@ -135,7 +136,7 @@ function objectAt(root: unknown, at: readonly PropertyKey[]): Record<string, unk
 
 /** The key names the schema knows at a path of the settings object (through optional, preprocess and lazy). */
 function knownKeysAt(at: readonly PropertyKey[]): string[] {
-  let schema: unknown = SettingsSchema;
+  let schema: unknown = SettingsSchema();
   for (const key of at) {
     const shape = shapeOf(schema);
     if (!shape) return [];

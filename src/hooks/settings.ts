@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { lazySchema } from "../config/lazy-schema.js";
 
 /** The `hooks` section of `.agents/settings.json` (the hooks themselves live in hooks.json and the harnesses' files). */
-export const HookSettingsSchema = z.lazy(() =>
+export const HookSettingsSchema = lazySchema(() =>
   z.strictObject({
     idleNotificationSeconds: z
       .number()
@@ -13,4 +14,4 @@ export const HookSettingsSchema = z.lazy(() =>
   }),
 );
 
-export type HookSettings = z.infer<typeof HookSettingsSchema>;
+export type HookSettings = z.infer<ReturnType<typeof HookSettingsSchema>>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../config/lazy-schema.js";
 import type { Origin } from "../config/provenance.js";
 import { shownPairs } from "../trust/shown-value.js";
 
@@ -7,7 +8,7 @@ import { shownPairs } from "../trust/shown-value.js";
  * `url`, `headers`), Gemini CLI's and Qwen Code's `mcpServers` (`httpUrl`, `cwd`, `timeout`,
  * `includeTools`, `excludeTools`), and Gantry's own keys (`enabled`, `startupTimeout`, `subagentOnly`).
  */
-export const McpServerEntrySchema = z.lazy(() =>
+export const McpServerEntrySchema = lazySchema(() =>
   z.object({
     type: z
       .enum(["stdio", "http", "streamable-http", "streamableHttp", "sse"])
@@ -54,7 +55,7 @@ export const McpServerEntrySchema = z.lazy(() =>
       .optional(),
   }),
 );
-export type McpServerEntry = z.infer<typeof McpServerEntrySchema>;
+export type McpServerEntry = z.infer<ReturnType<typeof McpServerEntrySchema>>;
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10 * 60_000;
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;

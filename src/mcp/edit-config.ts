@@ -54,7 +54,7 @@ export function entryFor(request: AddRequest): McpServerEntry {
 export function addServer(file: string, name: string, entry: unknown, replace = false): void {
   const problem = serverNameProblem(name);
   if (problem) throw new Error(problem);
-  const parsed = McpServerEntrySchema.safeParse(entry);
+  const parsed = McpServerEntrySchema().safeParse(entry);
   if (!parsed.success)
     throw new Error(
       `invalid server: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(entry)"}: ${i.message}`).join("; ")}`,

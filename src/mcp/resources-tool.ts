@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../config/lazy-schema.js";
 import { type AnyTool, defineTool, errorResult, type ImagePart, okResult } from "../tools/contract.js";
 import { nextCall, offsetArgument } from "../tools/paging.js";
 import type { McpConnection } from "./connection.js";
@@ -6,7 +7,7 @@ import type { McpManager } from "./manager.js";
 
 const LIST_PAGE = 50;
 
-const ResourcesArgs = z.lazy(() =>
+const ResourcesArgs = lazySchema(() =>
   z.strictObject({
     Action: z
       .enum(["list", "read"])
@@ -21,7 +22,7 @@ const ResourcesArgs = z.lazy(() =>
     ),
   }),
 );
-type ResourcesArgs = z.infer<typeof ResourcesArgs>;
+type ResourcesArgs = z.infer<ReturnType<typeof ResourcesArgs>>;
 
 /** `mcp_resources`: list and read MCP servers' resources, in parts like the other reads. */
 export function createMcpResourcesTool(manager: McpManager): AnyTool {
@@ -30,7 +31,9 @@ export function createMcpResourcesTool(manager: McpManager): AnyTool {
       name: "mcp_resources",
       description:
         "Lists the resources MCP servers offer (files, records, documents by URI) or reads one. A long result comes in parts: its last line gives the next call, with Offset.",
-      parameters: ResourcesArgs,
+      get parameters() {
+        return ResourcesArgs();
+      },
       safety: "read_only",
       group: "MCP",
       output: {

@@ -232,7 +232,7 @@ function readEntries(
   return configs;
 }
 
-const knownKeys = () => Object.keys(McpServerEntrySchema.unwrap().shape);
+const knownKeys = () => Object.keys(McpServerEntrySchema().shape);
 
 function parseEntry(
   name: string,
@@ -245,7 +245,7 @@ function parseEntry(
     warnings.push(`${file}: ${nameProblem}; the server is skipped`);
     return undefined;
   }
-  const parsed = McpServerEntrySchema.safeParse(value);
+  const parsed = McpServerEntrySchema().safeParse(value);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(entry)"}: ${i.message}`);
     warnings.push(`${file}: MCP server "${name}" is invalid (${problems.join("; ")}); it is skipped`);

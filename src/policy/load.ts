@@ -163,7 +163,7 @@ interface Candidate {
 /** `approvalMode` (native files) wins over Claude Code's `permissions.defaultMode` in the same place. */
 function modeCandidates(
   source: PolicySource,
-  section: { permissions?: z.infer<typeof ClaudePermissionsSchema>; approvalMode?: string },
+  section: { permissions?: z.infer<ReturnType<typeof ClaudePermissionsSchema>>; approvalMode?: string },
 ): Candidate[] {
   const found: Candidate[] = [];
   const add = (key: string, value: string | undefined) => {
@@ -287,9 +287,9 @@ function savedAnswers(home: string, root: string): PolicySource {
 function readSection(
   file: string,
   raw: unknown,
-): { permissions?: z.infer<typeof ClaudePermissionsSchema>; approvalMode?: string } {
+): { permissions?: z.infer<ReturnType<typeof ClaudePermissionsSchema>>; approvalMode?: string } {
   const schema = z.looseObject({
-    permissions: ClaudePermissionsSchema.optional(),
+    permissions: ClaudePermissionsSchema().optional(),
     approvalMode: z.string().optional(),
   });
   const parsed = schema.safeParse(raw);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../config/lazy-schema.js";
 import { APPROVAL_MODES } from "./modes.js";
 
 const permissionKeys = () => ({
@@ -30,11 +31,11 @@ const permissionKeys = () => ({
  * Claude Code's `.claude/settings*.json` are read with ClaudePermissionsSchema, which lets keys of
  * Claude Code's own through.
  */
-export const PermissionsSchema = z.lazy(() => z.strictObject(permissionKeys()));
-export const ClaudePermissionsSchema = z.lazy(() => z.looseObject(permissionKeys()));
+export const PermissionsSchema = lazySchema(() => z.strictObject(permissionKeys()));
+export const ClaudePermissionsSchema = lazySchema(() => z.looseObject(permissionKeys()));
 
 /** `approvalMode` at the top of `.agents/settings.json`; `--approval-mode` wins over it. */
-export const ApprovalModeSettingSchema = z.lazy(() =>
+export const ApprovalModeSettingSchema = lazySchema(() =>
   z
     .enum(APPROVAL_MODES)
     .describe("default | auto-edit | yolo | plan; yolo is honoured only from ~/.agents/settings.json"),

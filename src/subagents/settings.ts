@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { lazySchema } from "../config/lazy-schema.js";
 
 /** The `subagents` section of `.agents/settings.json`. */
-export const SubagentSettingsSchema = z.lazy(() =>
+export const SubagentSettingsSchema = lazySchema(() =>
   z.strictObject({
     maxDepth: z
       .number()
@@ -26,4 +27,4 @@ export const SubagentSettingsSchema = z.lazy(() =>
   }),
 );
 
-export type SubagentSettings = z.infer<typeof SubagentSettingsSchema>;
+export type SubagentSettings = z.infer<ReturnType<typeof SubagentSettingsSchema>>;

@@ -1,12 +1,13 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { lazySchema } from "../config/lazy-schema.js";
 
 /**
  * The user's trust decisions (SPEC §5a), in their home: one record per folder, keyed by its real path.
  * A trusted record pins the digest of every file it approved (workspace-relative paths with "/").
  */
-const FolderRecordSchema = z.lazy(() =>
+const FolderRecordSchema = lazySchema(() =>
   z.object({
     decision: z.enum(["trusted", "never"]),
     decidedAt: z.string(),
@@ -15,15 +16,15 @@ const FolderRecordSchema = z.lazy(() =>
     files: z.record(z.string(), z.string()).optional(),
   }),
 );
-export type FolderRecord = z.infer<typeof FolderRecordSchema>;
+export type FolderRecord = z.infer<ReturnType<typeof FolderRecordSchema>>;
 
-const StoreSchema = z.lazy(() =>
+const StoreSchema = lazySchema(() =>
   z.object({
     version: z.literal(1),
-    folders: z.record(z.string(), FolderRecordSchema),
+    folders: z.record(z.string(), FolderRecordSchema()),
   }),
 );
-type StoreFile = z.infer<typeof StoreSchema>;
+type StoreFile = z.infer<ReturnType<typeof StoreSchema>>;
 
 export const TRUST_STORE_NAME = "trusted-folders.json";
 
@@ -99,7 +100,7 @@ function readStore(file: string): StoreFile {
       `the trust store ${file} is not valid JSON (${(cause as Error).message}); fix or delete it (then trust your folders again)`,
     );
   }
-  const parsed = StoreSchema.safeParse(raw);
+  const parsed = StoreSchema().safeParse(raw);
   if (!parsed.success) {
     const problem = parsed.error.issues[0];
     throw new Error(

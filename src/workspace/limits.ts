@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../config/lazy-schema.js";
 
 const positiveInt = (description: string) => z.number().int().positive().describe(description);
 
@@ -22,7 +23,7 @@ export const DEFAULT_LIMITS = {
 } as const satisfies Record<keyof ReturnType<typeof limitFields>, number>;
 
 /** Every limit of the workspace guard, with its default; configurable under "limits" in .agents/settings.json. */
-export const LimitsSchema = z.lazy(() => {
+export const LimitsSchema = lazySchema(() => {
   const fields = limitFields();
   return z.object({
     maxOutputChars: fields.maxOutputChars.default(DEFAULT_LIMITS.maxOutputChars),
@@ -38,6 +39,6 @@ export const LimitsSchema = z.lazy(() => {
  * The "limits" section of a settings file: every field optional and without a default, so a file that
  * sets one limit does not reset those an earlier file set (zod 4's `.partial()` would keep the defaults).
  */
-export const LimitsSettingsSchema = z.lazy(() => z.strictObject(limitFields()).partial());
+export const LimitsSettingsSchema = lazySchema(() => z.strictObject(limitFields()).partial());
 
-export type Limits = z.infer<typeof LimitsSchema>;
+export type Limits = z.infer<ReturnType<typeof LimitsSchema>>;

@@ -1,5 +1,6 @@
 import picomatch from "picomatch";
 import { z } from "zod";
+import { lazySchema } from "../config/lazy-schema.js";
 
 /**
  * Files an agent must never read, list, search or write (seed 001, SPEC §3), judged on
@@ -27,7 +28,7 @@ export const DEFAULT_SECRET_PATTERNS = [
 
 export const DEFAULT_SECRET_EXCEPTIONS = [".env.example", ".env.sample", ".env.template"] as const;
 
-export const SecretsSchema = z.lazy(() =>
+export const SecretsSchema = lazySchema(() =>
   z.strictObject({
     patterns: z
       .array(z.string())
@@ -43,7 +44,7 @@ export const SecretsSchema = z.lazy(() =>
       ),
   }),
 );
-export type SecretsConfig = z.infer<typeof SecretsSchema>;
+export type SecretsConfig = z.infer<ReturnType<typeof SecretsSchema>>;
 
 export interface SecretGuard {
   /** `relPath` is relative to the workspace root, with "/" separators. */

@@ -42,7 +42,7 @@ export function openWorkspace(root: string, options: WorkspaceOptions = {}): Wor
   if (!statSync(realRoot).isDirectory()) throw new Error(`workspace "${root}" is not a folder`);
   // parsing fills every limit left out (or explicitly undefined) with its default; none set: the defaults
   const given = Object.values(options.limits ?? {}).some((value) => value !== undefined);
-  const limits: Limits = given ? LimitsSchema.parse({ ...options.limits }) : { ...DEFAULT_LIMITS };
+  const limits: Limits = given ? LimitsSchema().parse({ ...options.limits }) : { ...DEFAULT_LIMITS };
   const secrets = createSecretGuard(options.secrets, options.workspaceSecrets);
 
   return {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 import { runInBackground } from "../../subagents/background.js";
 import { parseForkTurns, validateForkTools } from "../../subagents/fork.js";
 import type { SubagentHost } from "../../subagents/host.js";
@@ -9,7 +10,7 @@ import { checkWorkingDir, findRepoRoot } from "../../subagents/worktree.js";
 import { defineTool, errorResult, type ToolContext, type ToolResult } from "../contract.js";
 import { awaitForeground, backgroundStarted } from "./results.js";
 
-const AgentParameters = z.lazy(() =>
+const AgentParameters = lazySchema(() =>
   z.object({
     // "3-5 words" is guidance for the model: any non-empty text is accepted (seed 003)
     description: z
@@ -65,7 +66,7 @@ const AgentParameters = z.lazy(() =>
   }),
 );
 
-type AgentArgs = z.infer<typeof AgentParameters>;
+type AgentArgs = z.infer<ReturnType<typeof AgentParameters>>;
 
 /** Qwen Code's `agent` tool (seed 003, SPEC §6). */
 export function createAgentTool(host: SubagentHost) {
@@ -73,7 +74,9 @@ export function createAgentTool(host: SubagentHost) {
     spec: {
       name: "agent",
       description: describeAgentTool(host),
-      parameters: AgentParameters,
+      get parameters() {
+        return AgentParameters();
+      },
       // it changes nothing itself: every call its agents make goes through the same pipeline and gates
       safety: "read_only",
       group: "Subagents",

@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 import type { SubagentCatalog } from "../../subagents/types.js";
 import { defineTool, errorResult, okResult } from "../contract.js";
 
-const DefineSubagentParameters = z.lazy(() =>
+const DefineSubagentParameters = lazySchema(() =>
   z.object({
     name: z
       .string()
@@ -30,7 +31,9 @@ export function createDefineSubagentTool(catalog: SubagentCatalog) {
         "Defines a new specialised subagent type for the rest of this session. It starts with read-only tools; " +
         "the enable_* switches add write/command, MCP and subagent tools. Use it afterwards with the agent tool " +
         "(subagent_type) or invoke_subagent (TypeName).",
-      parameters: DefineSubagentParameters,
+      get parameters() {
+        return DefineSubagentParameters();
+      },
       safety: "read_only",
       group: "Subagents",
     },

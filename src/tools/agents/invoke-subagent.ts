@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 import { runInBackground } from "../../subagents/background.js";
 import type { SubagentHost } from "../../subagents/host.js";
 import { type SpawnRequest, startAgent } from "../../subagents/spawn.js";
@@ -7,7 +8,7 @@ import { checkWorkingDir, findRepoRoot } from "../../subagents/worktree.js";
 import { defineTool, errorResult, okResult, type ToolContext } from "../contract.js";
 import { awaitForeground } from "./results.js";
 
-const SubagentSpec = z.lazy(() =>
+const SubagentSpec = lazySchema(() =>
   z.object({
     Prompt: z.string().min(1).describe("The full task for this subagent"),
     Role: z
@@ -28,9 +29,13 @@ const SubagentSpec = z.lazy(() =>
   }),
 );
 
-const InvokeSubagentParameters = z.lazy(() =>
+const InvokeSubagentParameters = lazySchema(() =>
   z.object({
-    Subagents: z.array(SubagentSpec).min(1).max(10).describe("The subagents to start; they run in parallel"),
+    Subagents: z
+      .array(SubagentSpec())
+      .min(1)
+      .max(10)
+      .describe("The subagents to start; they run in parallel"),
   }),
 );
 
@@ -43,7 +48,9 @@ export function createInvokeSubagentTool(host: SubagentHost) {
         ? "Starts several subagents in parallel and waits for them: their reports come back together in this result."
         : "Starts several subagents in parallel. From the top-level agent they run in the background (ids now, a " +
           "notification each when done); from a subagent they run in the foreground and their reports come back together.",
-      parameters: InvokeSubagentParameters,
+      get parameters() {
+        return InvokeSubagentParameters();
+      },
       safety: "read_only",
       group: "Subagents",
     },
@@ -89,7 +96,7 @@ export function createInvokeSubagentTool(host: SubagentHost) {
 
 async function toRequest(
   host: SubagentHost,
-  spec: z.infer<typeof SubagentSpec>,
+  spec: z.infer<ReturnType<typeof SubagentSpec>>,
   background: boolean,
   ctx: ToolContext,
 ): Promise<SpawnRequest | string> {

@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 import type { SubagentHost } from "../../subagents/host.js";
 import { summarizeAgent } from "../../subagents/registry.js";
 import { defineTool, errorResult, okResult } from "../contract.js";
 
-const ListAgentsParameters = z.lazy(() => z.object({}));
+const ListAgentsParameters = lazySchema(() => z.object({}));
 
 /** Qwen Code's list_agents: the addressable agents of this session, their ids and states. */
 export function createListAgentsTool(host: SubagentHost) {
@@ -12,7 +13,9 @@ export function createListAgentsTool(host: SubagentHost) {
       name: "list_agents",
       description:
         "Lists this session's subagents with their task_id, type, state and, when one cannot be continued, its resume_blocked_reason.",
-      parameters: ListAgentsParameters,
+      get parameters() {
+        return ListAgentsParameters();
+      },
       safety: "read_only",
       group: "Subagents",
     },
@@ -24,7 +27,7 @@ export function createListAgentsTool(host: SubagentHost) {
   });
 }
 
-const ManageSubagentsParameters = z.lazy(() =>
+const ManageSubagentsParameters = lazySchema(() =>
   z.object({
     Action: z
       .enum(["list", "kill", "kill_all"])
@@ -41,7 +44,9 @@ export function createManageSubagentsTool(host: SubagentHost) {
       description:
         "Lists this session's subagents or stops them: kill (ConversationIds) or kill_all. A killed agent's " +
         "foreground children die with it, and its worktree is removed.",
-      parameters: ManageSubagentsParameters,
+      get parameters() {
+        return ManageSubagentsParameters();
+      },
       safety: "read_only",
       group: "Subagents",
     },

@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 import { messageAgent } from "../../subagents/background.js";
 import type { SubagentHost } from "../../subagents/host.js";
 import { defineTool, errorResult, okResult } from "../contract.js";
 import { foregroundResult } from "./results.js";
 
 /** Both shapes in one tool: Qwen Code's (task_id, message) and seed 000's (Recipient, Message). */
-const SendMessageParameters = z.lazy(() =>
+const SendMessageParameters = lazySchema(() =>
   z
     .object({
       task_id: z.string().optional().describe("The agent's id (from the agent tool or list_agents)"),
@@ -32,7 +33,9 @@ export function createSendMessageTool(host: SubagentHost) {
         "finished one is revived from its saved transcript and reports again: by notification, or in this " +
         "result when it runs in the foreground (a nested caller's agent, or one pinned to a working_dir). " +
         "Returns resume_blocked_reason when the agent cannot continue.",
-      parameters: SendMessageParameters,
+      get parameters() {
+        return SendMessageParameters();
+      },
       safety: "read_only",
       group: "Subagents",
     },

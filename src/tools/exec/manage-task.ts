@@ -1,5 +1,6 @@
 import { readlinkSync } from "node:fs";
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 import { defineTool, errorResult, okResult, type ShellCommand, type ToolResult } from "../contract.js";
 import { descendantsOf } from "./process-tree.js";
 import { outputSection } from "./run-command.js";
@@ -9,7 +10,7 @@ import { describeSchedule, type ScheduleBook } from "./schedule.js";
 import { type CommandTask, describeExit, formatDuration } from "./tasks.js";
 import type { TerminalPool } from "./terminals.js";
 
-export const ManageTaskArgs = z.lazy(() =>
+export const ManageTaskArgs = lazySchema(() =>
   z.object({
     Action: z
       .enum(["list", "kill", "status", "send_input"])
@@ -28,7 +29,7 @@ export const ManageTaskArgs = z.lazy(() =>
       ),
   }),
 );
-type ManageTaskInput = z.infer<typeof ManageTaskArgs>;
+type ManageTaskInput = z.infer<ReturnType<typeof ManageTaskArgs>>;
 
 /** How long send_input waits for the task to answer before returning. */
 const REPLY_WAIT_MS = 300;
@@ -43,7 +44,9 @@ export function createManageTaskTool(runtime: ExecRuntime, schedules: ScheduleBo
       name: "manage_task",
       description:
         "Manages background tasks started by run_command and schedules set by schedule: list them, read a task's new output (status), write to its standard input (send_input), or end it (kill).",
-      parameters: ManageTaskArgs,
+      get parameters() {
+        return ManageTaskArgs();
+      },
       safety: "execute",
       group: "Command",
       shellCommands(args) {

@@ -2,6 +2,7 @@ import { realpathSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 import { defineTool, errorResult, okResult, type ToolResult } from "../contract.js";
 import type { RenderedOutput } from "./output-buffer.js";
 import type { ExitStatus } from "./process-tree.js";
@@ -10,7 +11,7 @@ import type { ExecRuntime } from "./runtime.js";
 import { describeExit, formatDuration } from "./tasks.js";
 import type { TerminalPool } from "./terminals.js";
 
-export const RunCommandArgs = z.lazy(() =>
+export const RunCommandArgs = lazySchema(() =>
   z.object({
     CommandLine: z.string().min(1).describe("The bash command line to run."),
     Cwd: z
@@ -38,7 +39,7 @@ export const RunCommandArgs = z.lazy(() =>
       .describe('Id of the persistent terminal to use or create (implies RunPersistent; default "default").'),
   }),
 );
-type RunCommandInput = z.infer<typeof RunCommandArgs>;
+type RunCommandInput = z.infer<ReturnType<typeof RunCommandArgs>>;
 
 /** Characters kept back from the output budget for the status lines around the output. */
 const HEADER_RESERVE = 600;
@@ -53,7 +54,9 @@ export function createRunCommandTool(runtime: ExecRuntime, terminals: TerminalPo
       name: "run_command",
       description:
         "Runs a bash command in the workspace. It returns the exit code and output if the command finishes within WaitMsBeforeAsync; otherwise it continues as a background task whose TaskId you manage with manage_task (status, send_input, kill). Standard input is empty (a command reading it gets end-of-input at once), except for a command started with WaitMsBeforeAsync 0, whose input stays open for send_input. Escape sequences are stripped; long output shows head and tail, with the full output in a log file you can read with view_file.",
-      parameters: RunCommandArgs,
+      get parameters() {
+        return RunCommandArgs();
+      },
       safety: "execute",
       group: "Command",
       aliases: ["code_execution", "bash", "Bash"],

@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 
 const SANDBOX_FORMS = "expected true, false or an object such as {enabled, allowedDomains, ...}";
 
-const SandboxOptionsSchema = z.lazy(() =>
+const SandboxOptionsSchema = lazySchema(() =>
   z.strictObject(
     {
       enabled: z.boolean().optional().describe("run every command in the sandbox (also: the --sandbox flag)"),
@@ -47,7 +48,7 @@ const SandboxOptionsSchema = z.lazy(() =>
  * shorthands for `{"enabled": true}` / `{"enabled": false}`, turned into the object form here, at parse
  * time, so every later reader (merging of settings files included) sees only the object.
  */
-export const SandboxSettingsSchema = z.lazy(() =>
-  z.preprocess((value) => (typeof value === "boolean" ? { enabled: value } : value), SandboxOptionsSchema),
+export const SandboxSettingsSchema = lazySchema(() =>
+  z.preprocess((value) => (typeof value === "boolean" ? { enabled: value } : value), SandboxOptionsSchema()),
 );
-export type SandboxSettings = z.infer<typeof SandboxOptionsSchema>;
+export type SandboxSettings = z.infer<ReturnType<typeof SandboxOptionsSchema>>;

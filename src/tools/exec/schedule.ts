@@ -1,10 +1,11 @@
 import type { Cron } from "croner";
 import { z } from "zod";
 import type { AgentInbox } from "../../agent/inbox.js";
+import { lazySchema } from "../../config/lazy-schema.js";
 import { defineTool, errorResult, okResult } from "../contract.js";
 import type { ExecRuntime } from "./runtime.js";
 
-export const ScheduleArgs = z.lazy(() =>
+export const ScheduleArgs = lazySchema(() =>
   z.object({
     Prompt: z
       .string()
@@ -36,7 +37,7 @@ export const ScheduleArgs = z.lazy(() =>
       .describe("Most times the schedule fires (default 1 for timers and conditions, unlimited for cron)."),
   }),
 );
-export type ScheduleInput = z.infer<typeof ScheduleArgs>;
+export type ScheduleInput = z.infer<ReturnType<typeof ScheduleArgs>>;
 
 export type ScheduleState = "active" | "done" | "cancelled";
 
@@ -233,7 +234,9 @@ export function createScheduleTool(book: ScheduleBook, root: string) {
       name: "schedule",
       description:
         "Sets a one-shot timer (DurationSeconds) or a cron schedule (CronExpression) that delivers Prompt to you as a new turn when it fires, optionally only once TimerCondition (a shell command) exits 0. List and cancel schedules with manage_task; they last as long as the session.",
-      parameters: ScheduleArgs,
+      get parameters() {
+        return ScheduleArgs();
+      },
       safety: "execute",
       group: "Command",
       // the condition is a shell command like any other, judged when the schedule is set

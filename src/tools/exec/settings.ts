@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 
 /** The `exec` section of .agents/settings.json: how commands are timed and ended. */
-export const ExecSettingsSchema = z.lazy(() =>
+export const ExecSettingsSchema = lazySchema(() =>
   z.strictObject({
     timeoutMs: z
       .number()
@@ -41,7 +42,7 @@ export const ExecSettingsSchema = z.lazy(() =>
       .describe("longest one run of a TimerCondition may take (default 30)"),
   }),
 );
-export type ExecSettings = z.infer<typeof ExecSettingsSchema>;
+export type ExecSettings = z.infer<ReturnType<typeof ExecSettingsSchema>>;
 
 export interface ResolvedExecSettings {
   timeoutMs: number;

@@ -2,6 +2,7 @@ import type { Stats } from "node:fs";
 import { lstat, readlink, unlink } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 import { isInside, openVerifiedFile, type ResolvedPath } from "../../workspace/paths.js";
 import { protectedTargetOf } from "../../workspace/protected.js";
 import { defineTool, errorResult, okResult, type ToolResult } from "../contract.js";
@@ -10,7 +11,7 @@ import { describeChange } from "./edit-diff.js";
 import { type EditDeps, editDepsOf, resolveWriteTarget, sha256Of, underFileLock } from "./edit-flow.js";
 import { decodeText } from "./edit-text.js";
 
-export const deleteFileParameters = z.lazy(() =>
+export const deleteFileParameters = lazySchema(() =>
   z.object({
     TargetFile: z.string().describe("The file to delete: a path inside the workspace. Folders are refused."),
   }),
@@ -27,7 +28,9 @@ export function createDeleteFileTool(env: ToolEnvironment) {
       name: "delete_file",
       description:
         "Delete one file inside the workspace. Folders are refused; a symlink is removed itself, its target is left alone.",
-      parameters: deleteFileParameters,
+      get parameters() {
+        return deleteFileParameters();
+      },
       safety: "write",
       group: "Edit",
     },

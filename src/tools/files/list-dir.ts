@@ -1,6 +1,7 @@
 import type { Dirent } from "node:fs";
 import { lstat, readdir, readlink } from "node:fs/promises";
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 import { withReadRules } from "../../policy/read-visibility.js";
 import { isAtomicTempName } from "../../workspace/atomic-write.js";
 import { openVerifiedDirectory } from "../../workspace/paths.js";
@@ -9,7 +10,7 @@ import { defineTool, errorResult, okResult } from "../contract.js";
 import type { ToolEnvironment } from "../environment.js";
 import { nextCall, offsetArgument } from "../paging.js";
 
-const ListDirParameters = z.lazy(() =>
+const ListDirParameters = lazySchema(() =>
   z.object({
     DirectoryPath: z
       .string()
@@ -22,7 +23,7 @@ const ListDirParameters = z.lazy(() =>
   }),
 );
 
-type ListDirArgs = z.infer<typeof ListDirParameters>;
+type ListDirArgs = z.infer<ReturnType<typeof ListDirParameters>>;
 
 /** Room kept for the closing lines when the listing itself is cut by the output limit. */
 const CLOSING_RESERVE = 300;
@@ -35,7 +36,9 @@ export function createListDirTool(env: ToolEnvironment) {
       name: "list_dir",
       description:
         "List the entries of one workspace folder: folders (marked with a trailing /) first, then files with their sizes; symlinks are marked with @ and their target. Secret files (.env, keys) and .git are hidden. A long listing comes in parts: its last line gives the call (with Offset) for the next part; use find_by_name to search deeper.",
-      parameters: ListDirParameters,
+      get parameters() {
+        return ListDirParameters();
+      },
       safety: "read_only",
       group: "Read",
       aliases: ["list_files", "ls"],

@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 import { defineTool } from "../contract.js";
 import type { ToolEnvironment } from "../environment.js";
 import { replaceInFile, replacementFields } from "./edit-chunks.js";
 import { editDepsOf } from "./edit-flow.js";
 
-export const multiReplaceFileContentParameters = z.lazy(() =>
+export const multiReplaceFileContentParameters = lazySchema(() =>
   z.object({
     TargetFile: z
       .string()
@@ -33,7 +34,9 @@ export function createMultiReplaceFileContentTool(env: ToolEnvironment) {
         "Replace several separate blocks of one existing text file in one atomic edit. Every chunk is " +
         "checked against the current file first; if any chunk is not found, is ambiguous or overlaps " +
         "another, nothing changes and the error names the chunk. View the file first (view_file).",
-      parameters: multiReplaceFileContentParameters,
+      get parameters() {
+        return multiReplaceFileContentParameters();
+      },
       safety: "write",
       group: "Edit",
       aliases: ["multi_edit"],

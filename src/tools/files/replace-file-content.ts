@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 import { defineTool } from "../contract.js";
 import type { ToolEnvironment } from "../environment.js";
 import { replaceInFile, replacementFields } from "./edit-chunks.js";
 import { editDepsOf } from "./edit-flow.js";
 
-export const replaceFileContentParameters = z.lazy(() =>
+export const replaceFileContentParameters = lazySchema(() =>
   z.object({
     TargetFile: z
       .string()
@@ -28,7 +29,9 @@ export function createReplaceFileContentTool(env: ToolEnvironment) {
         "TargetContent exactly from it and give the StartLine–EndLine range that holds it. The file's line " +
         "endings, BOM and final newline are kept; the write is atomic. For several separate blocks in one " +
         "file use multi_replace_file_content; to create a file use write_to_file.",
-      parameters: replaceFileContentParameters,
+      get parameters() {
+        return replaceFileContentParameters();
+      },
       safety: "write",
       group: "Edit",
       aliases: ["edit", "replace"],

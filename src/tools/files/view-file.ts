@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 import { resolveSkillFile } from "../../skills/skill-files.js";
 import { type ContentDigest, digestOfBytes } from "../../workspace/content-digest.js";
 import type { OpenFile } from "../../workspace/open-file.js";
@@ -10,7 +11,7 @@ import { defineTool, errorResult, okResult, type ToolResult } from "../contract.
 import type { ToolEnvironment } from "../environment.js";
 import { bytesSource, type LineWindow, readLineWindow } from "./read-lines.js";
 
-const ViewFileParameters = z.lazy(() =>
+const ViewFileParameters = lazySchema(() =>
   z
     .object({
       AbsolutePath: z
@@ -53,7 +54,7 @@ const ViewFileParameters = z.lazy(() =>
     }),
 );
 
-type ViewFileArgs = z.infer<typeof ViewFileParameters>;
+type ViewFileArgs = z.infer<ReturnType<typeof ViewFileParameters>>;
 
 type ResolvedTarget =
   | { ok: true; root: string; path: ResolvedPath; shown: string; skill?: string }
@@ -95,7 +96,9 @@ export function createViewFileTool(env: ToolEnvironment) {
       name: "view_file",
       description:
         "Read a text file of the workspace. Lines come back numbered (1-based). Without StartLine/EndLine the first lines are shown and files over the size limit are refused; with a range any part of a file of any size can be read. A cut result ends with the exact arguments of the next call. Images (PNG, JPEG, GIF, WebP) come back as pictures; other binary files are refused.",
-      parameters: ViewFileParameters,
+      get parameters() {
+        return ViewFileParameters();
+      },
       safety: "read_only",
       group: "Read",
       aliases: ["read_file", "read"],

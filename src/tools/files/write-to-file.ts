@@ -7,6 +7,7 @@ import {
   artifactsDirOf,
   artifactTargetOf,
 } from "../../artifacts/artifacts.js";
+import { lazySchema } from "../../config/lazy-schema.js";
 import type { ResolvedPath } from "../../workspace/paths.js";
 import { defineTool, errorResult, okResult, type ToolResult } from "../contract.js";
 import type { ToolEnvironment } from "../environment.js";
@@ -25,7 +26,7 @@ import {
 } from "./edit-flow.js";
 import { layoutOf } from "./edit-text.js";
 
-export const writeToFileParameters = z.lazy(() =>
+export const writeToFileParameters = lazySchema(() =>
   z.object({
     TargetFile: z
       .string()
@@ -37,11 +38,11 @@ export const writeToFileParameters = z.lazy(() =>
       ),
     CodeContent: z.string().describe("The complete content of the file."),
     Description: z.string().describe("A short description of the file or the change, shown to the user."),
-    ArtifactMetadata: ArtifactMetadataSchema.optional(),
+    ArtifactMetadata: ArtifactMetadataSchema().optional(),
   }),
 );
 
-type WriteArgs = z.infer<typeof writeToFileParameters>;
+type WriteArgs = z.infer<ReturnType<typeof writeToFileParameters>>;
 
 /**
  * write_to_file (seed 000): creates a file (and its missing folders) or replaces one whole. Replacing
@@ -64,7 +65,9 @@ export function createWriteToFileTool(env: ToolEnvironment) {
         "changes to an existing file: it costs fewer tokens and keeps unrelated lines safe. With " +
         "ArtifactMetadata it writes an artifact (a plan, task list, walkthrough or report for the user) " +
         "into the artifacts folder.",
-      parameters: writeToFileParameters,
+      get parameters() {
+        return writeToFileParameters();
+      },
       safety: "write",
       group: "Edit",
       aliases: ["write_file", "write"],

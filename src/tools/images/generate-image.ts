@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { artifactsDirOf } from "../../artifacts/artifacts.js";
+import { lazySchema } from "../../config/lazy-schema.js";
 import type { MadeImageModel } from "../../models/images.js";
 import { imageMimeTypeOfBytes } from "../../workspace/text.js";
 import { defineTool, errorResult, okResult, type ToolResult } from "../contract.js";
@@ -9,7 +10,7 @@ import { readInputImages } from "./input-images.js";
 import { saveNewFile } from "./save-image.js";
 import { DEFAULT_IMAGE_TIMEOUT_MS, GEMINI_ASPECT_RATIOS, HOW_TO_CONFIGURE_IMAGES } from "./settings.js";
 
-const GenerateImageParameters = z.lazy(() =>
+const GenerateImageParameters = lazySchema(() =>
   z.object({
     Prompt: z.string().trim().min(1).describe("What the image shows, or how to change the input images."),
     ImageName: z
@@ -29,7 +30,7 @@ const GenerateImageParameters = z.lazy(() =>
   }),
 );
 
-type GenerateImageArgs = z.infer<typeof GenerateImageParameters>;
+type GenerateImageArgs = z.infer<ReturnType<typeof GenerateImageParameters>>;
 
 const EXTENSIONS: Record<string, string> = {
   "image/png": "png",
@@ -50,7 +51,9 @@ export function createGenerateImageTool(env: ToolEnvironment) {
       name: "generate_image",
       description:
         "Generate an image from a text prompt, or edit workspace images (ImagePaths), and save it in the artifacts folder. The result names the saved file and shows you the image. Use it for mockups, diagrams and assets the user asks for.",
-      parameters: GenerateImageParameters,
+      get parameters() {
+        return GenerateImageParameters();
+      },
       // it calls out to a provider and writes a file: it asks in default and auto-edit modes
       safety: "network",
       group: "Interaction",

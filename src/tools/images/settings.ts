@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 
 /** `images` in .agents/settings.json: the image model generate_image uses and where artifacts are saved. */
-export const ImageSettingsSchema = z.lazy(() =>
+export const ImageSettingsSchema = lazySchema(() =>
   z.strictObject({
     model: z
       .string()
@@ -27,7 +28,7 @@ export const ImageSettingsSchema = z.lazy(() =>
       .describe("limit of one generate_image call in ms (default 300000)"),
   }),
 );
-export type ImageSettings = z.infer<typeof ImageSettingsSchema>;
+export type ImageSettings = z.infer<ReturnType<typeof ImageSettingsSchema>>;
 
 export const DEFAULT_IMAGE_TIMEOUT_MS = 300_000;
 

@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 import type { Asker } from "../../policy/asker.js";
 import { defineTool, errorResult, okResult } from "../contract.js";
 
-const QuestionSchema = z.lazy(() =>
+const QuestionSchema = lazySchema(() =>
   z.object({
     question: z.string().min(1).describe("The question, complete and self-contained."),
     options: z
@@ -17,9 +18,9 @@ const QuestionSchema = z.lazy(() =>
   }),
 );
 
-const AskQuestionParameters = z.lazy(() =>
+const AskQuestionParameters = lazySchema(() =>
   z.object({
-    questions: z.array(QuestionSchema).min(1).describe("The questions to ask, in order."),
+    questions: z.array(QuestionSchema()).min(1).describe("The questions to ask, in order."),
   }),
 );
 
@@ -30,7 +31,9 @@ export function createAskQuestionTool(asker: Asker) {
       name: "ask_question",
       description:
         "Ask the user one or more questions when a requirement is ambiguous or several approaches are reasonable; each question may offer options and allow several choices. Waits for the answers.",
-      parameters: AskQuestionParameters,
+      get parameters() {
+        return AskQuestionParameters();
+      },
       safety: "interactive",
       group: "Interaction",
     },

@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 import { defineTool, okResult } from "../contract.js";
 
-const PlanStepSchema = z.lazy(() =>
+const PlanStepSchema = lazySchema(() =>
   z.object({
     step: z.string().min(1).describe("What this step does, in a few words."),
     status: z
@@ -10,17 +11,17 @@ const PlanStepSchema = z.lazy(() =>
   }),
 );
 
-const UpdatePlanParameters = z.lazy(() =>
+const UpdatePlanParameters = lazySchema(() =>
   z.object({
     plan: z
-      .array(PlanStepSchema)
+      .array(PlanStepSchema())
       .min(1)
       .describe("The whole plan, every step with its status (it replaces the last one)."),
     explanation: z.string().optional().describe("Why the plan changed, in one sentence; optional."),
   }),
 );
 
-export type PlanStep = z.infer<typeof PlanStepSchema>;
+export type PlanStep = z.infer<ReturnType<typeof PlanStepSchema>>;
 
 /**
  * `update_plan`: the model keeps a visible plan of a multi-step task. It changes nothing on disk; the
@@ -32,7 +33,9 @@ export function createUpdatePlanTool() {
       name: "update_plan",
       description:
         "Keep a short plan for a task of several steps: send the whole list each time, with each step's status (pending, in_progress, completed). Use it for work of three steps or more; skip it for simple requests.",
-      parameters: UpdatePlanParameters,
+      get parameters() {
+        return UpdatePlanParameters();
+      },
       safety: "read_only",
       group: "Interaction",
       aliases: ["todo_write", "write_todos"],

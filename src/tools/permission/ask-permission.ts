@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 import { persistAllowRules } from "../../policy/always-answers.js";
 import type { SessionPermissions } from "../../policy/permissions.js";
 import { TOOL_GROUPS } from "../../policy/rules.js";
 import { defineTool, errorResult, okResult } from "../contract.js";
 
-const AskPermissionParameters = z.lazy(() =>
+const AskPermissionParameters = lazySchema(() =>
   z.object({
     Action: z
       .string()
@@ -28,7 +29,9 @@ export function createAskPermissionTool(permissions: SessionPermissions) {
       name: "ask_permission",
       description:
         "Ask the user for permission before a restricted or sensitive step (a command that would ask, a path outside the usual rules). A yes is remembered for this session as the rule Action(Target): later calls it covers run without asking again. Use list_permissions to see what is already allowed.",
-      parameters: AskPermissionParameters,
+      get parameters() {
+        return AskPermissionParameters();
+      },
       safety: "interactive",
       group: "Permission",
     },

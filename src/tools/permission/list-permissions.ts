@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 import { MODE_DESCRIPTIONS } from "../../policy/modes.js";
 import type { SessionPermissions } from "../../policy/permissions.js";
 import { defineTool, okResult } from "../contract.js";
 
-const ListPermissionsParameters = z.lazy(() => z.object({}));
+const ListPermissionsParameters = lazySchema(() => z.object({}));
 
 /** `list_permissions`: the approval mode, every rule with its file, and this session's grants with their source. */
 export function createListPermissionsTool(permissions: SessionPermissions) {
@@ -12,7 +13,9 @@ export function createListPermissionsTool(permissions: SessionPermissions) {
       name: "list_permissions",
       description:
         "List what this session may do without asking: the approval mode, the allow/ask/deny rules with the settings file each comes from, and the grants given during this session (with who gave them). No arguments.",
-      parameters: ListPermissionsParameters,
+      get parameters() {
+        return ListPermissionsParameters();
+      },
       safety: "read_only",
       group: "Permission",
     },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 import { withReadRules } from "../../policy/read-visibility.js";
 import { defineTool, okResult, type ToolResult } from "../contract.js";
 import type { ToolEnvironment } from "../environment.js";
@@ -7,7 +8,7 @@ import { comparePaths } from "./engine.js";
 import { compileGlobs, type EntryMatcher } from "./glob.js";
 import type { WalkEntry } from "./walk.js";
 
-const FindByNameArgs = z.lazy(() =>
+const FindByNameArgs = lazySchema(() =>
   z.object({
     SearchDirectory: z
       .string()
@@ -40,7 +41,7 @@ const FindByNameArgs = z.lazy(() =>
   }),
 );
 
-type FindArgs = z.infer<typeof FindByNameArgs>;
+type FindArgs = z.infer<ReturnType<typeof FindByNameArgs>>;
 
 export function createFindByNameTool(env: ToolEnvironment) {
   return defineTool({
@@ -49,7 +50,9 @@ export function createFindByNameTool(env: ToolEnvironment) {
       description:
         "Find files and folders by glob in the workspace; results are workspace-relative paths, sorted, folders ending in /. " +
         "Skips .gitignored paths, node_modules, build outputs, .git and secret files. A long result comes in parts: its last line gives the call (with Offset) for the next part.",
-      parameters: FindByNameArgs,
+      get parameters() {
+        return FindByNameArgs();
+      },
       safety: "read_only",
       group: "Search",
       aliases: ["find"],

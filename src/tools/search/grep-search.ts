@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 import { withReadRules } from "../../policy/read-visibility.js";
 import { defineTool, errorResult, okResult, type ToolResult } from "../contract.js";
 import type { ToolEnvironment } from "../environment.js";
@@ -14,7 +15,7 @@ import { compileMatcher, type LineMatcher } from "./matcher.js";
  */
 const loadSearchModules = () => Promise.all([import("./search-root.js"), import("./ripgrep.js")]);
 
-const GrepSearchArgs = z.lazy(() =>
+const GrepSearchArgs = lazySchema(() =>
   z.object({
     SearchPath: z
       .string()
@@ -45,7 +46,7 @@ const GrepSearchArgs = z.lazy(() =>
   }),
 );
 
-type GrepSearchArgs = z.infer<typeof GrepSearchArgs>;
+type GrepSearchArgs = z.infer<ReturnType<typeof GrepSearchArgs>>;
 
 export function createGrepSearchTool(env: ToolEnvironment) {
   return defineTool({
@@ -55,7 +56,9 @@ export function createGrepSearchTool(env: ToolEnvironment) {
         "Search file contents in the workspace (ripgrep when available). Literal by default; results as path:line: text, sorted by path. " +
         "Skips .gitignored paths, node_modules, build outputs, .git and secret files; large and binary files are skipped and counted. " +
         "A long result comes in parts: its last line gives the call (with Offset) for the next part.",
-      parameters: GrepSearchArgs,
+      get parameters() {
+        return GrepSearchArgs();
+      },
       safety: "read_only",
       group: "Search",
       aliases: ["grep"],

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 import { defineTool, errorResult, okResult, type ToolErrorCode, type ToolResult } from "../contract.js";
 import type { ToolEnvironment } from "../environment.js";
 import { type CrossHostRedirect, type FetchedPage, fetchPage } from "./fetch-page.js";
@@ -7,7 +8,7 @@ import { classifyPage, decodeBody, mediaTypeOf } from "./page-text.js";
 import { type ResolvedWebSettings, resolveWebSettings } from "./settings.js";
 import { htmlToMarkdown, type MarkdownOutcome } from "./to-markdown.js";
 
-const ReadUrlContentParameters = z.lazy(() =>
+const ReadUrlContentParameters = lazySchema(() =>
   z.object({
     Url: z
       .string()
@@ -32,7 +33,9 @@ export function createReadUrlContentTool(env: ToolEnvironment) {
       name: "read_url_content",
       description:
         "Fetch a web page over http or https and return it as Markdown (HTML pages) or text (plain text, Markdown, JSON, XML). Images, PDFs and other binary content are refused. Redirects on the same host are followed; a redirect to another host is reported so you can fetch the new URL with another call. Long pages are cut. Addresses of this machine, of private networks and of cloud metadata services are refused unless the user allowed them.",
-      parameters: ReadUrlContentParameters,
+      get parameters() {
+        return ReadUrlContentParameters();
+      },
       safety: "network",
       group: "WebFetch",
       aliases: ["web_fetch", "WebFetch"],

@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { lazySchema } from "../../config/lazy-schema.js";
 import { WebSearchSettingsSchema } from "./search/settings.js";
 
 /** The `web` section of .agents/settings.json: how read_url_content bounds a fetch, where it may connect; search_web's backend. */
-export const WebSettingsSchema = z.lazy(() =>
+export const WebSettingsSchema = lazySchema(() =>
   z.strictObject({
     timeoutMs: z
       .number()
@@ -22,10 +23,10 @@ export const WebSettingsSchema = z.lazy(() =>
       .describe(
         "true, or the hosts (names, addresses, CIDR ranges such as 10.0.0.0/8) read_url_content may reach on loopback, private, link-local or metadata addresses; default: none",
       ),
-    search: WebSearchSettingsSchema.optional().describe("the backend search_web asks"),
+    search: WebSearchSettingsSchema().optional().describe("the backend search_web asks"),
   }),
 );
-export type WebSettings = z.infer<typeof WebSettingsSchema>;
+export type WebSettings = z.infer<ReturnType<typeof WebSettingsSchema>>;
 
 export interface ResolvedWebSettings {
   timeoutMs: number;

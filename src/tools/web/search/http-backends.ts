@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../../../config/lazy-schema.js";
 import { failure, type JsonAnswer, requestJson } from "./http.js";
 import { plainSnippet, type SearchBackend, type SearchHit, type SearchOutcome } from "./results.js";
 
@@ -11,12 +12,12 @@ export interface HttpBackendConfig {
   keyEnv?: string;
 }
 
-const text = z.lazy(() => z.string().nullish());
+const text = lazySchema(() => z.string().nullish());
 
-const SearxngAnswer = z.lazy(() =>
+const SearxngAnswer = lazySchema(() =>
   z.object({
     results: z.array(
-      z.object({ url: z.string(), title: text, content: text, publishedDate: text, pubdate: text }),
+      z.object({ url: z.string(), title: text(), content: text(), publishedDate: text(), pubdate: text() }),
     ),
     answers: z.array(z.unknown()).nullish(),
   }),
@@ -43,7 +44,7 @@ export function createSearxngBackend(config: HttpBackendConfig): SearchBackend {
         ...(config.apiKey ? { headers: { authorization: `Bearer ${config.apiKey}` } } : {}),
         keyHint: `An instance answers 403 when "json" is missing from search.formats in its settings.yml${config.keyEnv ? `, or when its proxy refuses the token in ${config.keyEnv}` : ""}.`,
       });
-      return parsed(label, answer, SearxngAnswer, (body) => ({
+      return parsed(label, answer, SearxngAnswer(), (body) => ({
         ok: true,
         hits: body.results.map((result) =>
           hit(result.title, result.url, result.content, result.publishedDate ?? result.pubdate),
@@ -54,12 +55,12 @@ export function createSearxngBackend(config: HttpBackendConfig): SearchBackend {
   };
 }
 
-const BraveAnswer = z.lazy(() =>
+const BraveAnswer = lazySchema(() =>
   z.object({
     web: z
       .object({
         results: z.array(
-          z.object({ url: z.string(), title: text, description: text, age: text, page_age: text }),
+          z.object({ url: z.string(), title: text(), description: text(), age: text(), page_age: text() }),
         ),
       })
       .nullish(),
@@ -85,7 +86,7 @@ export function createBraveBackend(config: HttpBackendConfig): SearchBackend {
         headers: { "x-subscription-token": config.apiKey },
         keyHint: `Check the key in ${config.keyEnv}.`,
       });
-      return parsed(label, answer, BraveAnswer, (body) => ({
+      return parsed(label, answer, BraveAnswer(), (body) => ({
         ok: true,
         hits: (body.web?.results ?? []).map((result) =>
           hit(result.title, result.url, result.description, result.age ?? result.page_age),
@@ -95,10 +96,10 @@ export function createBraveBackend(config: HttpBackendConfig): SearchBackend {
   };
 }
 
-const TavilyAnswer = z.lazy(() =>
+const TavilyAnswer = lazySchema(() =>
   z.object({
-    answer: text,
-    results: z.array(z.object({ url: z.string(), title: text, content: text, published_date: text })),
+    answer: text(),
+    results: z.array(z.object({ url: z.string(), title: text(), content: text(), published_date: text() })),
   }),
 );
 
@@ -125,7 +126,7 @@ export function createTavilyBackend(config: HttpBackendConfig): SearchBackend {
         signal: request.signal,
         keyHint: `Check the key in ${config.keyEnv}.`,
       });
-      return parsed(label, answer, TavilyAnswer, (body) => ({
+      return parsed(label, answer, TavilyAnswer(), (body) => ({
         ok: true,
         hits: body.results.map((result) =>
           hit(result.title, result.url, result.content, result.published_date),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazySchema } from "../../../config/lazy-schema.js";
 import { defineTool, errorResult, okResult } from "../../contract.js";
 import type { ToolEnvironment } from "../../environment.js";
 import { createNetworkGuard } from "../network-guard.js";
@@ -19,7 +20,7 @@ import {
   type WebSearchSettings,
 } from "./settings.js";
 
-const SearchWebParameters = z.lazy(() =>
+const SearchWebParameters = lazySchema(() =>
   z.object({
     query: z
       .string()
@@ -47,7 +48,9 @@ export function createSearchWebTool(env: ToolEnvironment) {
       name: "search_web",
       description:
         "Search the web for current information: documentation, release notes, error messages, library changes. Returns titles, URLs, snippets and dates as a list; `domain` keeps the results to one site. Read a result's page with read_url_content.",
-      parameters: SearchWebParameters,
+      get parameters() {
+        return SearchWebParameters();
+      },
       safety: "network",
       group: "WebSearch",
     },

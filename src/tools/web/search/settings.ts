@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { lazySchema } from "../../../config/lazy-schema.js";
 
 /** The search services search_web can use (issue 16): self-hosted SearXNG, two paid APIs, the model's own. */
 export const SEARCH_BACKENDS = ["searxng", "brave", "tavily", "model"] as const;
 export type SearchBackendName = (typeof SEARCH_BACKENDS)[number];
 
 /** `web.search` in .agents/settings.json: which backend search_web asks, and where. A loosening section. */
-export const WebSearchSettingsSchema = z.lazy(() =>
+export const WebSearchSettingsSchema = lazySchema(() =>
   z.strictObject({
     backend: z
       .enum(SEARCH_BACKENDS)
@@ -36,7 +37,7 @@ export const WebSearchSettingsSchema = z.lazy(() =>
       .describe("results one search returns at most (default 8)"),
   }),
 );
-export type WebSearchSettings = z.infer<typeof WebSearchSettingsSchema>;
+export type WebSearchSettings = z.infer<ReturnType<typeof WebSearchSettingsSchema>>;
 
 export const DEFAULT_MAX_RESULTS = 8;
 
