@@ -6,7 +6,8 @@
 // - a command hook and the loop's own work per turn inside a full createAgent session (session file,
 //   hooks, permissions) against the scripted model server in its own process.
 // Every figure is the median of pair-by-pair ratios (or differences), so load changes hit both sides.
-// Usage: node bench/targets.bench.js   (env BENCH_RUNS=7 pairs per target, BENCH_TURNS=1000)
+// Usage: node bench/targets.bench.js   (env BENCH_RUNS=7 pairs per target, BENCH_START_RUNS=31 for the
+// two start-up rows, BENCH_TURNS=1000)
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,6 +20,9 @@ import { runLoop } from "./targets-loop.js";
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const GANTRY = path.join(REPO, "dist", "bundle", "gantry.cjs");
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+// a start-up pair takes about 60 ms and its ratio swings by a tenth from pair to pair on shared cores
+// (the tiny call's median of 7 was 1.67× in one run and 1.88× in the next): more pairs, same median
+const START_RUNS = Number(process.env.BENCH_START_RUNS ?? 31);
 const LITERAL = "createServer";
 const REGEX = "function\\s+\\w+Error\\(";
 const node = process.execPath;
@@ -60,13 +64,13 @@ async function timed(run) {
   return { ms: performance.now() - started, value };
 }
 
-/** One warm-up pair, then RUNS pairs in alternating order; the median of ours / floor. */
-async function ratioOf(ours, floor) {
+/** One warm-up pair, then `runs` pairs in alternating order; the median of ours / floor. */
+async function ratioOf(ours, floor, runs = RUNS) {
   await floor();
   await ours();
   const ratios = [];
   let lastOurs;
-  for (let i = 0; i < RUNS; i++) {
+  for (let i = 0; i < runs; i++) {
     const a = i % 2 === 0 ? await floor() : undefined;
     lastOurs = await ours();
     const b = a ?? (await floor());
@@ -108,11 +112,13 @@ async function wholeProcess() {
   const start = await ratioOf(
     async () => wallOf(node, [GANTRY, "--version"]),
     async () => wallOf(node, ["-e", "0"]),
+    START_RUNS,
   );
   report("start: gantry --version / node -e 0", `${start.ratio.toFixed(2)}×`, "≤ 1.30×", start.ratio <= 1.3);
   const tiny = await ratioOf(
     async () => wallOf(node, gantryTool("view_file", { AbsolutePath: small, StartLine: 1, EndLine: 3 })),
     async () => wallOf(node, ["-e", "0"]),
+    START_RUNS,
   );
   report(
     "start: tiny gantry tool view_file / node -e 0",
@@ -211,7 +217,7 @@ async function main() {
   const corpus = ensureCorpus();
   const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
   console.log(
-    `corpus ${CORPUS}: ${corpus.files} files, ${corpus.megabytes} MB (node_modules ×3); load ${load}; ${RUNS} pairs each`,
+    `corpus ${CORPUS}: ${corpus.files} files, ${corpus.megabytes} MB (node_modules ×3); load ${load}; ${RUNS} pairs each (start-up ${START_RUNS})`,
   );
   await wholeProcess();
   const { createGantrySession } = await import("../dist/gantry.js");
