@@ -10,6 +10,7 @@ import {
   startRestate,
   startWorker,
   type Worker,
+  waitFor,
 } from "../support/restate.js";
 import { KEYS, submit, waitForState, workerPaths } from "./support.js";
 
@@ -79,7 +80,20 @@ it("runs 20 concurrent sessions spread over both workers, each tool call once", 
   const calls = readFileSync(log, "utf8").trim().split("\n").sort();
   expect(calls).toEqual(Array.from({ length: SESSIONS }, (_, n) => `session-${n}`).sort());
   for (const server of servers) server.assertDone();
-  const listed = await runGantry(["sessions", "--ingress", cluster.ingress], { timeoutMs: 60_000 });
+  // the index `gantry sessions` lists is told of each session's end by a one-way message, so it may
+  // show a session that has just completed as running for a moment
+  const completedIn = (stdout: string) =>
+    ids.every((id) => new RegExp(`^${id}\\tcompleted\\t`, "m").test(stdout));
+  let listed = await runGantry(["sessions", "--ingress", cluster.ingress], { timeoutMs: 60_000 });
+  await waitFor(
+    async () => {
+      if (completedIn(listed.stdout)) return true;
+      listed = await runGantry(["sessions", "--ingress", cluster.ingress], { timeoutMs: 60_000 });
+      return false;
+    },
+    30_000,
+    () => `the index did not list every session completed: ${listed.stdout}`,
+  );
   expect(listed.code).toBe(0);
   for (const id of ids) expect(listed.stdout).toMatch(new RegExp(`^${id}\\tcompleted\\t`, "m"));
   // the same lines as `gantry -p --output-format stream-json`, from whichever worker ran them
