@@ -31,9 +31,7 @@ export function createMcpResourcesTool(manager: McpManager): AnyTool {
       name: "mcp_resources",
       description:
         "Lists the resources MCP servers offer (files, records, documents by URI) or reads one. A long result comes in parts: its last line gives the next call, with Offset.",
-      get parameters() {
-        return ResourcesArgs();
-      },
+      parameters: ResourcesArgs,
       safety: "read_only",
       group: "MCP",
       output: {

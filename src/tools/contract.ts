@@ -134,8 +134,21 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
 
 export type AnyTool = Tool<any>;
 
-export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool<S> {
-  return tool;
+/**
+ * A tool as its module writes it: `parameters` may be the function that builds the schema on first use
+ * (config/lazy-schema.ts), so a session's tools build none of their schemas until a call or the model's
+ * tool list reads them.
+ */
+export interface ToolDefinition<S extends z.ZodType> {
+  spec: Omit<ToolSpec<S>, "parameters"> & { parameters: S | (() => S) };
+  execute(args: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+export function defineTool<S extends z.ZodType>(tool: ToolDefinition<S>): Tool<S> {
+  const { parameters } = tool.spec;
+  if (typeof parameters === "function")
+    Object.defineProperty(tool.spec, "parameters", { get: parameters, enumerable: true });
+  return tool as Tool<S>;
 }
 
 export function okResult(text: string, metadata: Record<string, unknown> = {}): ToolResult {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { lazySchema } from "../../src/config/lazy-schema.js";
 import { createGantrySession, type GantrySession } from "../../src/gantry.js";
 import { defineTool, okResult, type SafetyLevel } from "../../src/tools/contract.js";
 import { createToolRegistry } from "../../src/tools/registry.js";
@@ -109,5 +110,25 @@ describe("tool registry", () => {
     const properties = viewFile?.parameters.properties as Record<string, { description?: string }>;
     for (const [field, schema] of Object.entries(properties)) expect(schema.description, field).toBeTruthy();
     expect(properties.ContentOffset?.description).toMatch(/Character offset/);
+  });
+});
+
+describe("a tool whose schema is built on first use", () => {
+  it("builds it once, when the model's declarations or a call read it, and validates calls with it", async () => {
+    let built = 0;
+    const parameters = lazySchema(() => {
+      built++;
+      return z.object({ Path: z.string().describe("a path") });
+    });
+    const tool = defineTool({
+      spec: { name: "lazy_look", description: "look", parameters, safety: "read_only", group: "Read" },
+      execute: async (args) => okResult(`saw ${args.Path}`),
+    });
+    const registry = createToolRegistry([tool]);
+    expect(built).toBe(0);
+    const [declaration] = registry.declarations();
+    expect(declaration?.parameters).toMatchObject({ properties: { Path: { type: "string" } } });
+    expect(tool.spec.parameters.safeParse({ Path: 1 }).success).toBe(false);
+    expect(built).toBe(1);
   });
 });

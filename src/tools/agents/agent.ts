@@ -74,9 +74,7 @@ export function createAgentTool(host: SubagentHost) {
     spec: {
       name: "agent",
       description: describeAgentTool(host),
-      get parameters() {
-        return AgentParameters();
-      },
+      parameters: AgentParameters,
       // it changes nothing itself: every call its agents make goes through the same pipeline and gates
       safety: "read_only",
       group: "Subagents",

@@ -31,9 +31,7 @@ export function createDefineSubagentTool(catalog: SubagentCatalog) {
         "Defines a new specialised subagent type for the rest of this session. It starts with read-only tools; " +
         "the enable_* switches add write/command, MCP and subagent tools. Use it afterwards with the agent tool " +
         "(subagent_type) or invoke_subagent (TypeName).",
-      get parameters() {
-        return DefineSubagentParameters();
-      },
+      parameters: DefineSubagentParameters,
       safety: "read_only",
       group: "Subagents",
     },

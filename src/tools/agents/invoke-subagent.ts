@@ -48,9 +48,7 @@ export function createInvokeSubagentTool(host: SubagentHost) {
         ? "Starts several subagents in parallel and waits for them: their reports come back together in this result."
         : "Starts several subagents in parallel. From the top-level agent they run in the background (ids now, a " +
           "notification each when done); from a subagent they run in the foreground and their reports come back together.",
-      get parameters() {
-        return InvokeSubagentParameters();
-      },
+      parameters: InvokeSubagentParameters,
       safety: "read_only",
       group: "Subagents",
     },

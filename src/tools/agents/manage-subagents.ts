@@ -13,9 +13,7 @@ export function createListAgentsTool(host: SubagentHost) {
       name: "list_agents",
       description:
         "Lists this session's subagents with their task_id, type, state and, when one cannot be continued, its resume_blocked_reason.",
-      get parameters() {
-        return ListAgentsParameters();
-      },
+      parameters: ListAgentsParameters,
       safety: "read_only",
       group: "Subagents",
     },
@@ -44,9 +42,7 @@ export function createManageSubagentsTool(host: SubagentHost) {
       description:
         "Lists this session's subagents or stops them: kill (ConversationIds) or kill_all. A killed agent's " +
         "foreground children die with it, and its worktree is removed.",
-      get parameters() {
-        return ManageSubagentsParameters();
-      },
+      parameters: ManageSubagentsParameters,
       safety: "read_only",
       group: "Subagents",
     },

@@ -33,9 +33,7 @@ export function createSendMessageTool(host: SubagentHost) {
         "finished one is revived from its saved transcript and reports again: by notification, or in this " +
         "result when it runs in the foreground (a nested caller's agent, or one pinned to a working_dir). " +
         "Returns resume_blocked_reason when the agent cannot continue.",
-      get parameters() {
-        return SendMessageParameters();
-      },
+      parameters: SendMessageParameters,
       safety: "read_only",
       group: "Subagents",
     },

@@ -44,9 +44,7 @@ export function createManageTaskTool(runtime: ExecRuntime, schedules: ScheduleBo
       name: "manage_task",
       description:
         "Manages background tasks started by run_command and schedules set by schedule: list them, read a task's new output (status), write to its standard input (send_input), or end it (kill).",
-      get parameters() {
-        return ManageTaskArgs();
-      },
+      parameters: ManageTaskArgs,
       safety: "execute",
       group: "Command",
       shellCommands(args) {

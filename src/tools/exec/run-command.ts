@@ -54,9 +54,7 @@ export function createRunCommandTool(runtime: ExecRuntime, terminals: TerminalPo
       name: "run_command",
       description:
         "Runs a bash command in the workspace. It returns the exit code and output if the command finishes within WaitMsBeforeAsync; otherwise it continues as a background task whose TaskId you manage with manage_task (status, send_input, kill). Standard input is empty (a command reading it gets end-of-input at once), except for a command started with WaitMsBeforeAsync 0, whose input stays open for send_input. Escape sequences are stripped; long output shows head and tail, with the full output in a log file you can read with view_file.",
-      get parameters() {
-        return RunCommandArgs();
-      },
+      parameters: RunCommandArgs,
       safety: "execute",
       group: "Command",
       aliases: ["code_execution", "bash", "Bash"],

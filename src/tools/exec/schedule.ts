@@ -234,9 +234,7 @@ export function createScheduleTool(book: ScheduleBook, root: string) {
       name: "schedule",
       description:
         "Sets a one-shot timer (DurationSeconds) or a cron schedule (CronExpression) that delivers Prompt to you as a new turn when it fires, optionally only once TimerCondition (a shell command) exits 0. List and cancel schedules with manage_task; they last as long as the session.",
-      get parameters() {
-        return ScheduleArgs();
-      },
+      parameters: ScheduleArgs,
       safety: "execute",
       group: "Command",
       // the condition is a shell command like any other, judged when the schedule is set

@@ -28,9 +28,7 @@ export function createDeleteFileTool(env: ToolEnvironment) {
       name: "delete_file",
       description:
         "Delete one file inside the workspace. Folders are refused; a symlink is removed itself, its target is left alone.",
-      get parameters() {
-        return deleteFileParameters();
-      },
+      parameters: deleteFileParameters,
       safety: "write",
       group: "Edit",
     },

@@ -36,9 +36,7 @@ export function createListDirTool(env: ToolEnvironment) {
       name: "list_dir",
       description:
         "List the entries of one workspace folder: folders (marked with a trailing /) first, then files with their sizes; symlinks are marked with @ and their target. Secret files (.env, keys) and .git are hidden. A long listing comes in parts: its last line gives the call (with Offset) for the next part; use find_by_name to search deeper.",
-      get parameters() {
-        return ListDirParameters();
-      },
+      parameters: ListDirParameters,
       safety: "read_only",
       group: "Read",
       aliases: ["list_files", "ls"],

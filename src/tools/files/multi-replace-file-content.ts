@@ -34,9 +34,7 @@ export function createMultiReplaceFileContentTool(env: ToolEnvironment) {
         "Replace several separate blocks of one existing text file in one atomic edit. Every chunk is " +
         "checked against the current file first; if any chunk is not found, is ambiguous or overlaps " +
         "another, nothing changes and the error names the chunk. View the file first (view_file).",
-      get parameters() {
-        return multiReplaceFileContentParameters();
-      },
+      parameters: multiReplaceFileContentParameters,
       safety: "write",
       group: "Edit",
       aliases: ["multi_edit"],

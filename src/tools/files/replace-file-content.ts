@@ -29,9 +29,7 @@ export function createReplaceFileContentTool(env: ToolEnvironment) {
         "TargetContent exactly from it and give the StartLine–EndLine range that holds it. The file's line " +
         "endings, BOM and final newline are kept; the write is atomic. For several separate blocks in one " +
         "file use multi_replace_file_content; to create a file use write_to_file.",
-      get parameters() {
-        return replaceFileContentParameters();
-      },
+      parameters: replaceFileContentParameters,
       safety: "write",
       group: "Edit",
       aliases: ["edit", "replace"],

@@ -96,9 +96,7 @@ export function createViewFileTool(env: ToolEnvironment) {
       name: "view_file",
       description:
         "Read a text file of the workspace. Lines come back numbered (1-based). Without StartLine/EndLine the first lines are shown and files over the size limit are refused; with a range any part of a file of any size can be read. A cut result ends with the exact arguments of the next call. Images (PNG, JPEG, GIF, WebP) come back as pictures; other binary files are refused.",
-      get parameters() {
-        return ViewFileParameters();
-      },
+      parameters: ViewFileParameters,
       safety: "read_only",
       group: "Read",
       aliases: ["read_file", "read"],

@@ -65,9 +65,7 @@ export function createWriteToFileTool(env: ToolEnvironment) {
         "changes to an existing file: it costs fewer tokens and keeps unrelated lines safe. With " +
         "ArtifactMetadata it writes an artifact (a plan, task list, walkthrough or report for the user) " +
         "into the artifacts folder.",
-      get parameters() {
-        return writeToFileParameters();
-      },
+      parameters: writeToFileParameters,
       safety: "write",
       group: "Edit",
       aliases: ["write_file", "write"],

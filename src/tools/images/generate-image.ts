@@ -51,9 +51,7 @@ export function createGenerateImageTool(env: ToolEnvironment) {
       name: "generate_image",
       description:
         "Generate an image from a text prompt, or edit workspace images (ImagePaths), and save it in the artifacts folder. The result names the saved file and shows you the image. Use it for mockups, diagrams and assets the user asks for.",
-      get parameters() {
-        return GenerateImageParameters();
-      },
+      parameters: GenerateImageParameters,
       // it calls out to a provider and writes a file: it asks in default and auto-edit modes
       safety: "network",
       group: "Interaction",

@@ -31,9 +31,7 @@ export function createAskQuestionTool(asker: Asker) {
       name: "ask_question",
       description:
         "Ask the user one or more questions when a requirement is ambiguous or several approaches are reasonable; each question may offer options and allow several choices. Waits for the answers.",
-      get parameters() {
-        return AskQuestionParameters();
-      },
+      parameters: AskQuestionParameters,
       safety: "interactive",
       group: "Interaction",
     },

@@ -33,9 +33,7 @@ export function createUpdatePlanTool() {
       name: "update_plan",
       description:
         "Keep a short plan for a task of several steps: send the whole list each time, with each step's status (pending, in_progress, completed). Use it for work of three steps or more; skip it for simple requests.",
-      get parameters() {
-        return UpdatePlanParameters();
-      },
+      parameters: UpdatePlanParameters,
       safety: "read_only",
       group: "Interaction",
       aliases: ["todo_write", "write_todos"],

@@ -29,9 +29,7 @@ export function createAskPermissionTool(permissions: SessionPermissions) {
       name: "ask_permission",
       description:
         "Ask the user for permission before a restricted or sensitive step (a command that would ask, a path outside the usual rules). A yes is remembered for this session as the rule Action(Target): later calls it covers run without asking again. Use list_permissions to see what is already allowed.",
-      get parameters() {
-        return AskPermissionParameters();
-      },
+      parameters: AskPermissionParameters,
       safety: "interactive",
       group: "Permission",
     },

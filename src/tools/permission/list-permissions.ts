@@ -13,9 +13,7 @@ export function createListPermissionsTool(permissions: SessionPermissions) {
       name: "list_permissions",
       description:
         "List what this session may do without asking: the approval mode, the allow/ask/deny rules with the settings file each comes from, and the grants given during this session (with who gave them). No arguments.",
-      get parameters() {
-        return ListPermissionsParameters();
-      },
+      parameters: ListPermissionsParameters,
       safety: "read_only",
       group: "Permission",
     },

@@ -50,9 +50,7 @@ export function createFindByNameTool(env: ToolEnvironment) {
       description:
         "Find files and folders by glob in the workspace; results are workspace-relative paths, sorted, folders ending in /. " +
         "Skips .gitignored paths, node_modules, build outputs, .git and secret files. A long result comes in parts: its last line gives the call (with Offset) for the next part.",
-      get parameters() {
-        return FindByNameArgs();
-      },
+      parameters: FindByNameArgs,
       safety: "read_only",
       group: "Search",
       aliases: ["find"],

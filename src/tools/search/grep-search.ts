@@ -56,9 +56,7 @@ export function createGrepSearchTool(env: ToolEnvironment) {
         "Search file contents in the workspace (ripgrep when available). Literal by default; results as path:line: text, sorted by path. " +
         "Skips .gitignored paths, node_modules, build outputs, .git and secret files; large and binary files are skipped and counted. " +
         "A long result comes in parts: its last line gives the call (with Offset) for the next part.",
-      get parameters() {
-        return GrepSearchArgs();
-      },
+      parameters: GrepSearchArgs,
       safety: "read_only",
       group: "Search",
       aliases: ["grep"],

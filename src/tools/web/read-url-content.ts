@@ -33,9 +33,7 @@ export function createReadUrlContentTool(env: ToolEnvironment) {
       name: "read_url_content",
       description:
         "Fetch a web page over http or https and return it as Markdown (HTML pages) or text (plain text, Markdown, JSON, XML). Images, PDFs and other binary content are refused. Redirects on the same host are followed; a redirect to another host is reported so you can fetch the new URL with another call. Long pages are cut. Addresses of this machine, of private networks and of cloud metadata services are refused unless the user allowed them.",
-      get parameters() {
-        return ReadUrlContentParameters();
-      },
+      parameters: ReadUrlContentParameters,
       safety: "network",
       group: "WebFetch",
       aliases: ["web_fetch", "WebFetch"],

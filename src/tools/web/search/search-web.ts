@@ -48,9 +48,7 @@ export function createSearchWebTool(env: ToolEnvironment) {
       name: "search_web",
       description:
         "Search the web for current information: documentation, release notes, error messages, library changes. Returns titles, URLs, snippets and dates as a list; `domain` keeps the results to one site. Read a result's page with read_url_content.",
-      get parameters() {
-        return SearchWebParameters();
-      },
+      parameters: SearchWebParameters,
       safety: "network",
       group: "WebSearch",
     },
