@@ -174,28 +174,27 @@ function parseCounts(stdout: Buffer, stderr: string, request: GrepRequest) {
   let listed = 0;
   let matchedLines = 0;
   let end = 0;
-  // bytes, not a decoded string: only the few matching paths are ever decoded. A plain loop over the
-  // bytes (a path may hold a line break, a count never does): 50,000 Buffer.indexOf calls cost twice as
-  // much in a fresh process. A blank line ends the list.
-  for (let at = 0; at < stdout.length && stdout[at] !== 10; at = end + 1) {
-    let nul = at;
-    while (nul < stdout.length && stdout[nul] !== 0) nul++;
-    if (nul >= stdout.length) {
-      end = stdout.length;
-      break;
-    }
+  // bytes, not a decoded string: only the few matching paths are ever decoded. Each entry is
+  // `path NUL count LF`; a path may hold a line break but never a NUL, and the statistics after the
+  // list hold none. Buffer.indexOf finds each NUL natively, and a "0" count (the common case) is
+  // passed over without looking for its line end.
+  for (let nul = stdout.indexOf(0); nul >= 0; nul = stdout.indexOf(0, end)) {
+    const at = end;
     listed++;
-    end = nul + 1;
-    while (end < stdout.length && stdout[end] !== 10) end++;
-    if (end === nul + 2 && stdout[nul + 1] === 48) continue; // "0": no match, the common case
+    if (stdout[nul + 1] === 48 && stdout[nul + 2] === 10) {
+      end = nul + 3;
+      continue;
+    }
+    const lineEnd = stdout.indexOf(10, nul + 1);
+    end = lineEnd < 0 ? stdout.length : lineEnd + 1;
     const rel = cleanPath(stdout.toString("utf8", at, nul));
-    const count = Number(stdout.toString("latin1", nul + 1, end));
+    const count = Number(stdout.toString("latin1", nul + 1, lineEnd < 0 ? stdout.length : lineEnd));
     if (count > 0 && keep(rel)) {
       matchedFiles.push({ path: rel, count });
       matchedLines += count;
     }
   }
-  const statistics = stdout.toString("utf8", Math.min(end, stdout.length));
+  const statistics = stdout.toString("utf8", end);
   const searched = Number(/^(\d+) files searched$/m.exec(statistics)?.[1] ?? listed);
   let skippedLargeFiles = 0;
   for (const match of stderr.matchAll(/ignoring (.+): \d+ bytes$/gm)) {
