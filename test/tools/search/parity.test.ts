@@ -36,6 +36,8 @@ function parityTree(): Record<string, string | Uint8Array> {
     "keys/ID_Ed25519.pub": BINARY,
     "conf/.ENV": BINARY,
     "big.txt": `${"alpha filler\n".repeat(20_000)}`,
+    // a minified line of 2-, 3- and 4-byte characters: a literal query cuts its window from the bytes
+    "min/bundle.js": `${"é€".repeat(2_500)}alpha${"ü😀".repeat(2_500)}\nshort alpha\n`,
     "pkg/.gitignore": "/local.ts\nsecret-ish/\n",
     "pkg/local.ts": "alpha local\n",
     "pkg/sub/local.ts": "alpha sub local\n",
@@ -106,6 +108,18 @@ describe("grep_search engines agree", () => {
     expect(viaNode.text).toBe(viaRipgrep.text);
     expect(viaNode.metadata).toEqual(viaRipgrep.metadata);
     expect(viaRipgrep.error).toBe(false);
+  });
+
+  it("cuts a long UTF-8 line for a literal query to the window the decoded line has", async () => {
+    for (const engine of ["ripgrep", "node"] as const) {
+      const run = (args: Record<string, unknown>) =>
+        (sessions[engine] as GantrySession).pipeline.run({ name: "grep_search", args });
+      const literal = await run({ SearchPath: "min", Query: "alpha" });
+      const decoded = await run({ SearchPath: "min", Query: "alpha", CaseInsensitive: true });
+      const [line] = literal.text.split("\n");
+      expect(line).toMatch(/^min\/bundle\.js:1: …(é€)+alpha(ü😀)+…$/);
+      expect(literal.text).toBe(decoded.text);
+    }
   });
 
   it("skips the same secret, ignored, large and binary files", async () => {
