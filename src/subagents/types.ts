@@ -251,18 +251,26 @@ export function createSubagentCatalog(
   /** Whether a file counts, judged on the bytes it was parsed from. */
   isTrusted: (file: string, content: Buffer | undefined) => boolean = () => true,
 ): SubagentCatalog {
-  const loaded = loadSubagentDefinitions(workspaceRoot, home);
-  const byName = new Map(
-    loaded.definitions.map((d) => [
-      d.name,
-      d.source === "builtin" || isTrusted(d.source, loaded.contents.get(d.source))
-        ? d
-        : { ...d, untrusted: true },
-    ]),
-  );
+  // the folders are read at the first question, not when the session starts: a one-shot tool call
+  // never asks one
+  let loaded: { byName: Map<string, SubagentDefinition>; problems: DefinitionProblem[] } | undefined;
+  const state = () => {
+    if (loaded) return loaded;
+    const read = loadSubagentDefinitions(workspaceRoot, home);
+    const byName = new Map(
+      read.definitions.map((d) => [
+        d.name,
+        d.source === "builtin" || isTrusted(d.source, read.contents.get(d.source))
+          ? d
+          : { ...d, untrusted: true },
+      ]),
+    );
+    loaded = { byName, problems: read.problems };
+    return loaded;
+  };
   return {
-    list: () => [...byName.values()],
-    get: (name) => byName.get(name),
+    list: () => [...state().byName.values()],
+    get: (name) => state().byName.get(name),
     define(definition) {
       if (definition.name === FORK_TYPE) return { ok: false, message: `"${FORK_TYPE}" is reserved` };
       if (!NAME_PATTERN.test(definition.name)) {
@@ -271,6 +279,7 @@ export function createSubagentCatalog(
           message: `name must be letters, digits, "-", "_" or "." (got "${definition.name}")`,
         };
       }
+      const { byName } = state();
       const existing = byName.get(definition.name);
       if (existing && existing.source !== "session") {
         return { ok: false, message: `"${definition.name}" is already defined by ${existing.source}` };
@@ -278,6 +287,8 @@ export function createSubagentCatalog(
       byName.set(definition.name, { ...definition, source: "session" });
       return { ok: true };
     },
-    problems: loaded.problems,
+    get problems() {
+      return state().problems;
+    },
   };
 }

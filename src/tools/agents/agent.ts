@@ -73,7 +73,10 @@ export function createAgentTool(host: SubagentHost) {
   return defineTool({
     spec: {
       name: "agent",
-      description: describeAgentTool(host),
+      // read when the model's declarations are built: the agent types are looked up then, not at start
+      get description() {
+        return describeAgentTool(host);
+      },
       parameters: AgentParameters,
       // it changes nothing itself: every call its agents make goes through the same pipeline and gates
       safety: "read_only",
