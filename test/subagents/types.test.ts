@@ -121,4 +121,15 @@ describe("subagent definitions", () => {
     expect(catalog.define({ ...session, name: "general-purpose" })).toMatchObject({ ok: false });
     expect(catalog.define({ ...session, name: "fork" })).toMatchObject({ ok: false });
   });
+
+  it("reads the agent folders at the first question, and only then", async () => {
+    ws = await createTempWorkspace({ "notes.txt": "x" });
+    const catalog = createSubagentCatalog(ws.root, ws.home);
+    // nothing is read when the catalog is made (a one-shot tool call never asks it)
+    await ws.write(".claude/agents/tester.md", "---\nname: tester\ndescription: d\n---\nb");
+    expect(catalog.get("tester")?.description).toBe("d");
+    await ws.write(".claude/agents/later.md", "---\nname: later\ndescription: d\n---\nb");
+    expect(catalog.list().map((d) => d.name)).toEqual(["general-purpose", "tester"]);
+    expect(catalog.problems).toEqual([]);
+  });
 });
