@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import type { Readable } from "node:stream";
+import { runThroughRunner } from "./hook-runner.js";
 import { pidNamespacePrefix } from "./pid-namespace.js";
 
 export interface CommandHookRequest {
@@ -37,10 +38,23 @@ const SHELL_ARGS = SHELL === "/bin/bash" ? ["--norc", "-c"] : ["-c"];
 const DRAIN_AFTER_EXIT_MS = 50;
 
 /**
- * Runs one command hook through the shell in a PID namespace of its own (pid-namespace.ts) and its own
- * process group: a timeout, and the hook's own exit, end every process it started.
+ * Runs one command hook: started by the hook runner process where there is one (hook-runner.ts), so
+ * the session's own process, however large it has grown, is not forked for it; else from here.
  */
 export function runCommandHook(request: CommandHookRequest): Promise<CommandHookOutcome> {
+  return runThroughRunner(request, spawnCommandHook);
+}
+
+/**
+ * Starts one command hook from this process, through the shell in a PID namespace of its own
+ * (pid-namespace.ts) and its own process group: a timeout, and the hook's own exit, end every process
+ * it started. `watch` learns the process group's id as soon as the hook runs, and when its shell has
+ * ended (after the outcome, for a hook that was stopped).
+ */
+export function spawnCommandHook(
+  request: CommandHookRequest,
+  watch: { onStart?: (pid: number) => void; onEnd?: () => void } = {},
+): Promise<CommandHookOutcome> {
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
@@ -57,6 +71,8 @@ export function runCommandHook(request: CommandHookRequest): Promise<CommandHook
       resolve({ ok: false, failure: `could not start: ${(cause as Error).message}` });
       return;
     }
+    if (child.pid !== undefined) watch.onStart?.(child.pid);
+    child.once("exit", () => watch.onEnd?.());
     const stdout = collectBounded(child.stdout as Readable, request.maxOutputBytes);
     const stderr = collectBounded(child.stderr as Readable, request.maxOutputBytes);
     let settled = false;

@@ -16,6 +16,7 @@ import {
   type SessionIdentity,
   type ToolCallFacts,
 } from "./events.js";
+import { prepareHookRunner } from "./hook-runner.js";
 import { hasHandlersFor, type PlannedHandler, planHandlers } from "./plan.js";
 import type { HandlerConfig, HookConfig, HookGroup } from "./rules.js";
 import { runCommandHook } from "./run-command.js";
@@ -94,6 +95,7 @@ const ONE_MIB = 1024 * 1024;
 
 export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
   let config = options.config;
+  if (hasCommandHandler(config)) prepareHookRunner();
   const identity: SessionIdentity = options.identity ?? {
     sessionId: options.sessionId ?? randomUuid(),
     transcriptPath: options.transcriptPath ?? "",
@@ -217,6 +219,7 @@ export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
     },
     reload(next) {
       config = next;
+      if (hasCommandHandler(config)) prepareHookRunner();
     },
     has: (event) => hasHandlersFor(withAgentGroups(), event),
     plan: (event) => planHandlers(withAgentGroups(), event),
@@ -301,4 +304,10 @@ function refusedVerdict(event: HookEvent, reason: string): HandlerVerdict {
     default:
       return { failure: reason, loud: true };
   }
+}
+
+function hasCommandHandler(config: HookConfig): boolean {
+  return config.groups.some((group) =>
+    group.rules.some((rule) => rule.handlers.some((handler) => handler.kind === "command")),
+  );
 }

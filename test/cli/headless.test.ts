@@ -349,7 +349,15 @@ describe("gantry -p", () => {
           PreToolUse: [
             {
               matcher: "Read",
-              hooks: [{ type: "command", command: 'cat > "$CLAUDE_PROJECT_DIR/hook-input.json"' }],
+              hooks: [
+                {
+                  type: "command",
+                  // and the command lines of the processes above the hook's shell (/proc/self is the
+                  // host's view even inside the hook's PID namespace)
+                  command:
+                    'cat > "$CLAUDE_PROJECT_DIR/hook-input.json"; p=$(cut -d" " -f4 /proc/self/stat); for i in 1 2 3 4; do tr "\\0" " " < /proc/$p/cmdline; echo; p=$(cut -d" " -f4 /proc/$p/stat); done > "$CLAUDE_PROJECT_DIR/hook-ancestry.txt"',
+                },
+              ],
             },
           ],
         },
@@ -366,6 +374,10 @@ describe("gantry -p", () => {
     const transcript = path.join(sessionsDir(ws.home, realpathSync(ws.root)), `${sessionId}.jsonl`);
     expect(input).toMatchObject({ session_id: sessionId, transcript_path: transcript, tool_name: "Read" });
     expect(readFileSync(input.transcript_path, "utf8")).toContain('"type":"session"');
+    // the bundle's hook runner started it, not the session's own process
+    expect(readFileSync(path.join(ws.root, "hook-ancestry.txt"), "utf8")).toMatch(
+      /dist\/bundle\/hook-runner-process\.js/,
+    );
   });
 
   it("says exactly how to configure a model when none is set", E2E, async () => {

@@ -1,4 +1,5 @@
 import { createGantrySession } from "../../gantry.js";
+import { configureHookRunner } from "../../hooks/hook-runner.js";
 import { cliPermissionOptions } from "../../policy/cli.js";
 import { nameRunForCodeCache } from "../code-cache-run.js";
 import { parseWithoutCompiling } from "../one-shot.js";
@@ -26,6 +27,8 @@ export async function run(args: string[], options: GlobalOptions): Promise<numbe
   } catch (cause) {
     throw new UsageError((cause as Error).message);
   }
+  // one call's hooks start from here: a hook runner process would start for at most two of them
+  configureHookRunner({ entry: false });
   // one call, no earlier turn: edits check the file against their own read (ToolEnvironment)
   const session = createGantrySession({
     workspace: options.workspace,
