@@ -3,7 +3,10 @@
 // against the same command spawned bare from the same process. One round calls view_file in a session
 // without the hook, in one with it, then spawns the bare command and the same command in the hooks' PID
 // namespace; every figure is a median of per-round values, so a load change on the shared cores hits all
-// four sides of a round alike (two sessions measured minutes apart drifted by ±5 ms).
+// four sides of a round alike (two sessions measured minutes apart drifted by ±5 ms). The session starts
+// its hooks from the hook runner (src/hooks/hook-runner.ts), a small process whose fork does not copy
+// this one's page tables: in a process grown as large as this bench's, the hook costs less than the
+// bare spawn from here.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -27,6 +27,7 @@ const LITERAL = "createServer";
 const REGEX = "function\\s+\\w+Error\\(";
 const node = process.execPath;
 
+const signed = (ms) => `${ms < 0 ? "−" : "+"}${Math.abs(ms).toFixed(2)}`;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 function wallOf(command, args, env = {}) {
@@ -193,7 +194,8 @@ async function inSession() {
     `${hook.hookMs.toFixed(2)} ms`,
     `≤ ${(floor + 1).toFixed(2)} ms (bare spawn ${floor.toFixed(2)} + 1)`,
     hook.hookMs <= floor + 1,
-    `(+${(hook.hookMs - floor).toFixed(2)} ms over the bare spawn; the same spawn in the hooks' PID namespace: ${hook.namespacedSpawnMs.toFixed(2)} ms, +${(hook.hookMs - hook.namespacedSpawnMs).toFixed(2)} over it)`,
+    // hooks start from the hook runner, a small process of the session's: its fork is not this process's
+    `(${signed(hook.hookMs - floor)} ms against the bare spawn; the same spawn in the hooks' PID namespace: ${hook.namespacedSpawnMs.toFixed(2)} ms, ${signed(hook.hookMs - hook.namespacedSpawnMs)} against it; hooks are started by the hook runner process)`,
   );
   const loop = await runLoop(Number(process.env.BENCH_TURNS ?? 1000));
   report(
