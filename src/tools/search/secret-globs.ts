@@ -19,13 +19,39 @@ export function secretPruneArgs(): string[] {
   return pruneArgs;
 }
 
+/** A name or `*.ext` glob of letters, digits, `.`, `_`, `-` and `*` (no classes, braces or escapes). */
+const SIMPLE_GLOB = /^[A-Za-z0-9._*-]+$/;
+
 function isPrunable(pattern: string): boolean {
-  return !DEFAULT_SECRET_EXCEPTIONS.some((name) => picomatch(pattern, { dot: true, nocase: true })(name));
+  return !DEFAULT_SECRET_EXCEPTIONS.some((name) => simpleOrPicomatch(pattern)(name));
+}
+
+/**
+ * A name matcher that answers as picomatch (`dot`, `nocase`) does: for a simple glob, `*` is any run of
+ * characters but "/" (picomatch itself judges "", "." and ".."). Compiling with picomatch costs a few ms in a
+ * fresh process, for the constant built-in list.
+ */
+export function simpleOrPicomatch(pattern: string): (name: string) => boolean {
+  // `**` crosses folders: picomatch's
+  if (!SIMPLE_GLOB.test(pattern) || pattern.includes("**"))
+    return picomatch(pattern, { dot: true, nocase: true });
+  const source = pattern
+    .split("*")
+    .map((part) => part.replace(/[.-]/g, "\\$&"))
+    .join("[^/]*");
+  const regex = new RegExp(`^${source}$`, "i");
+  // what picomatch makes of these is its own: it is asked (never the case for a file's name)
+  let exact: ((name: string) => boolean) | undefined;
+  return (name) => {
+    if (name !== "" && name !== "." && name !== "..") return regex.test(name);
+    exact ??= picomatch(pattern, { dot: true, nocase: true });
+    return exact(name);
+  };
 }
 
 function caseSensitiveGlobArgs(pattern: string): string[] {
   // other glob syntax (classes, braces, escapes, non-ASCII letters) stays with rg's own case folding
-  if (!/^[A-Za-z0-9._*-]+$/.test(pattern)) return [`--iglob=!${pattern}`];
+  if (!SIMPLE_GLOB.test(pattern)) return [`--iglob=!${pattern}`];
   const name = pattern.startsWith("*.") ? pattern.slice(2) : pattern;
   const letters = name.replace(/[^A-Za-z]/g, "").length;
   if (!name.includes("*") && letters <= MAX_SPELT_LETTERS) {
