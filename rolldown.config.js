@@ -135,15 +135,13 @@ function firstCallLoader({ imported, local }, builtin) {
 
 export default defineConfig({
   // main is the command (the launcher gantry.cjs runs it); worker thread scripts (search scans,
-  // HTML → Markdown) and the hook runner's process are entries of their own, next to the chunks that
-  // start them
+  // HTML → Markdown) are entries of their own, next to the chunks that start them (the hook runner's
+  // process runs the library build's script: see src/hooks/hook-runner.ts)
   input: {
     main: "dist/cli/main.js",
     "scan-worker": "dist/tools/search/scan-worker.js",
     "walk-worker": "dist/tools/search/walk-worker.js",
     "markdown-worker": "dist/tools/web/markdown-worker.js",
-    // the process that starts command hooks for a session (src/hooks/hook-runner.ts)
-    "hook-runner-process": "dist/hooks/hook-runner-process.js",
   },
   platform: "node",
   // loaded on first use through their own module systems (a GopherJS build, a bubblewrap runtime, the

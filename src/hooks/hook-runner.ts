@@ -27,7 +27,16 @@ export type RunnerAnswer =
   | { type: "ended"; id: number }
   | { type: "done"; id: number; outcome: CommandHookOutcome };
 
-const DEFAULT_ENTRY = fileURLToPath(new URL("./hook-runner-process.js", import.meta.url));
+/**
+ * The runner's script, found at its first start: the library build's, next to this module, or from
+ * the command's bundle (dist/bundle), the same script in dist/hooks. It is not a bundle entry: the
+ * modules it shares with the session would leave the bundle's code-cached chunks for one Node loads.
+ */
+function defaultEntry(): string {
+  const here = fileURLToPath(new URL("./hook-runner-process.js", import.meta.url));
+  if (existsSync(here)) return here;
+  return fileURLToPath(new URL("../hooks/hook-runner-process.js", import.meta.url));
+}
 /** The runner answers `ready` once it has probed the PID namespace; a runner slower than this is given up. */
 const START_TIMEOUT_MS = 10_000;
 /** Past a hook's own timeout and kill grace, a runner that has not answered is given up on for that hook. */
@@ -58,13 +67,14 @@ interface Runner {
 
 /** One configuration's runner: a runner that ends or is replaced changes only its own generation. */
 interface Generation {
-  entry: string | false;
+  /** The runner's script; undefined: the default one. */
+  entry: string | false | undefined;
   starting?: Promise<Runner | undefined>;
   /** Why the runner is not used (it could not start, or it ended): hooks start from this process. */
   unavailable?: string;
 }
 
-let current: Generation = { entry: DEFAULT_ENTRY };
+let current: Generation = { entry: undefined };
 
 /**
  * Which runner script to start (`false`: none, hooks start from this process). A running runner is
@@ -104,7 +114,7 @@ export async function runThroughRunner(
 
 function readyRunner(generation: Generation): Promise<Runner | undefined> | undefined {
   if (generation.entry === false || generation.unavailable !== undefined) return undefined;
-  generation.starting ??= start(generation, generation.entry);
+  generation.starting ??= start(generation, generation.entry ?? defaultEntry());
   return generation.starting;
 }
 

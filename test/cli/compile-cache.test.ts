@@ -159,12 +159,11 @@ it("a code cache folder others may write is neither read nor written: a planted 
   expect((await help()).stdout).not.toContain("PLANTD");
 });
 
-it("the chunks the launcher loads are written as the function it compiles; what a worker thread or the hook runner loads stays plain", () => {
+it("the chunks the launcher loads are written as the function it compiles; what a worker thread loads stays plain", () => {
   const bundle = path.join(REPO_ROOT, "dist", "bundle");
   const head = "(function (exports, require, module, __filename, __dirname) {";
   const text = (name: string) => readFileSync(path.join(bundle, name), "latin1");
-  // a worker script (or the hook runner's process) and every chunk it requires, as Node's own loader
-  // reads them in a worker thread or a process of its own
+  // a worker script and every chunk it requires, as Node's own loader reads them in a worker thread
   const plain = new Set<string>();
   const reach = (name: string) => {
     if (plain.has(name)) return;
@@ -175,7 +174,6 @@ it("the chunks the launcher loads are written as the function it compiles; what 
   reach("scan-worker.js");
   reach("walk-worker.js");
   reach("markdown-worker.js");
-  reach("hook-runner-process.js");
   for (const name of plain) expect(text(name).startsWith(head), name).toBe(false);
   const chunks = readdirSync(bundle).filter((name) => name.endsWith(".js"));
   const wrapped = chunks.filter((name) => !plain.has(name));

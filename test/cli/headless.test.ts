@@ -374,9 +374,9 @@ describe("gantry -p", () => {
     const transcript = path.join(sessionsDir(ws.home, realpathSync(ws.root)), `${sessionId}.jsonl`);
     expect(input).toMatchObject({ session_id: sessionId, transcript_path: transcript, tool_name: "Read" });
     expect(readFileSync(input.transcript_path, "utf8")).toContain('"type":"session"');
-    // the bundle's hook runner started it, not the session's own process
+    // the hook runner started it (the bundle runs the library build's script), not the session's process
     expect(readFileSync(path.join(ws.root, "hook-ancestry.txt"), "utf8")).toMatch(
-      /dist\/bundle\/hook-runner-process\.js/,
+      /dist\/hooks\/hook-runner-process\.js/,
     );
   });
 
