@@ -78,8 +78,8 @@ let current: Generation = { entry: undefined };
 
 /**
  * Which runner script to start (`false`: none, hooks start from this process). A running runner is
- * stopped. The default is hook-runner-process.js next to this module (the build's; a source checkout
- * run by vitest has none, so its hooks start from the test's process unless a test names the build's).
+ * stopped. The default is the build's hook-runner-process.js (defaultEntry); a source checkout run by
+ * vitest has none, so its hooks start from the test's process unless a test names the build's.
  */
 export function configureHookRunner(options: { entry: string | false }): void {
   void current.starting?.then((runner) => runner?.child.kill("SIGKILL"));
@@ -107,7 +107,11 @@ export async function runThroughRunner(
   direct: (request: CommandHookRequest) => Promise<CommandHookOutcome>,
 ): Promise<CommandHookOutcome> {
   const generation = current;
-  const runner = await readyRunner(generation);
+  const starting = readyRunner(generation);
+  // while the runner starts, this hook keeps the process alive, as its own spawn would
+  const hold = starting ? setInterval(() => {}, 60_000) : undefined;
+  const runner = await starting;
+  clearInterval(hold);
   if (!runner || generation.unavailable !== undefined || request.signal?.aborted) return direct(request);
   return ask(runner, request);
 }
@@ -141,11 +145,14 @@ async function start(generation: Generation, script: string): Promise<Runner | u
     return undefined;
   }
   const runner: Runner = { child, pending: new Map(), stopping: new Map(), nextId: 1, stderrTail: "" };
+  // a runner starting in the background holds nothing; a hook waiting for it holds this process itself
+  holdWhileBusy(runner);
   child.stderr?.on("data", (chunk: Buffer) => {
     runner.stderrTail = (runner.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
   });
   const ready = await new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => resolve(false), START_TIMEOUT_MS);
+    timer.unref();
     const settle = (ok: boolean) => {
       clearTimeout(timer);
       resolve(ok);

@@ -210,4 +210,22 @@ describe("the hook runner and the session's process", () => {
     // nothing of the hook outlives the process that ran it
     expect(pidsWith(`sleep ${marker}`)).toEqual([]);
   });
+
+  it("does not hold a process whose runner is still starting in the background", async () => {
+    ws = await createTempWorkspace();
+    // a runner that never says it is ready: before this, its start kept the process for 10 s
+    const silent = await ws.write(
+      "silent-runner.cjs",
+      `process.on("disconnect", () => process.exit(0));\nsetInterval(() => {}, 1000);\n`,
+    );
+    const script = `
+      const { configureHookRunner, prepareHookRunner } = await import(${JSON.stringify(path.join(REPO_ROOT, "dist", "hooks", "hook-runner.js"))});
+      configureHookRunner({ entry: ${JSON.stringify(silent)} });
+      prepareHookRunner();`;
+    const started = Date.now();
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: "ignore" });
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    expect(code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
 });
