@@ -70,6 +70,8 @@ interface Generation {
   /** The runner's script; undefined: the default one. */
   entry: string | false | undefined;
   starting?: Promise<Runner | undefined>;
+  /** The runner once it said it is ready: a hook then goes to it without waiting on `starting`. */
+  ready?: Runner;
   /** Why the runner is not used (it could not start, or it ended): hooks start from this process. */
   unavailable?: string;
 }
@@ -107,11 +109,14 @@ export async function runThroughRunner(
   direct: (request: CommandHookRequest) => Promise<CommandHookOutcome>,
 ): Promise<CommandHookOutcome> {
   const generation = current;
-  const starting = readyRunner(generation);
-  // while the runner starts, this hook keeps the process alive, as its own spawn would
-  const hold = starting ? setInterval(() => {}, 60_000) : undefined;
-  const runner = await starting;
-  clearInterval(hold);
+  let runner = generation.unavailable === undefined ? generation.ready : undefined;
+  if (!runner) {
+    const starting = readyRunner(generation);
+    // while the runner starts, this hook keeps the process alive, as its own spawn would
+    const hold = starting ? setInterval(() => {}, 60_000) : undefined;
+    runner = await starting;
+    clearInterval(hold);
+  }
   if (!runner || generation.unavailable !== undefined || request.signal?.aborted) return direct(request);
   return ask(runner, request);
 }
@@ -171,6 +176,7 @@ async function start(generation: Generation, script: string): Promise<Runner | u
   child.on("exit", (code, signal) => end(`exit ${signal ?? code}`));
   child.on("error", (error) => end(error.message));
   holdWhileBusy(runner);
+  generation.ready = runner;
   return runner;
 }
 
