@@ -1,21 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { MAX_LINE_CHARS, windowOfLine, windowOfLineBytes } from "../../../src/tools/search/long-lines.js";
+import { seededRandom } from "../../support/random.js";
 
 // A long line of a literal search is cut from its bytes without decoding it whole: it must read exactly
 // as the whole line cut by characters would (surrogate pairs cut in two included).
 
-/** A deterministic pseudo-random source (the same cases every run). */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
 describe("a long line's window from its bytes", () => {
   it("equals the window of the decoded line, wherever the match is, with and without a CR line end", () => {
-    const next = random(7);
+    const next = seededRandom(7);
     for (let round = 0; round < 300; round++) {
       const length = 4_097 + Math.floor(next() * 20_000);
       const at = Math.floor(next() * (length - 6));
@@ -34,7 +26,7 @@ describe("a long line's window from its bytes", () => {
   });
 
   it("equals it too for a UTF-8 line of 2-, 3- and 4-byte characters, decoding only the bytes near the match", () => {
-    const next = random(11);
+    const next = seededRandom(11);
     const alphabet = ["a", "b", " ", "é", "ß", "日", "本", "€", "😀", "𝄞", "\uFFFD"];
     const chars = (n: number) =>
       Array.from({ length: n }, () => alphabet[Math.floor(next() * alphabet.length)] as string).join("");

@@ -2,19 +2,11 @@ import picomatch from "picomatch";
 import { describe, expect, it } from "vitest";
 import { secretPruneArgs, simpleOrPicomatch } from "../../../src/tools/search/secret-globs.js";
 import { DEFAULT_SECRET_EXCEPTIONS, DEFAULT_SECRET_PATTERNS } from "../../../src/workspace/secrets.js";
-
-/** A deterministic pseudo-random source (the same cases every run). */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
-    return state / 2 ** 32;
-  };
-}
+import { seededRandom } from "../../support/random.js";
 
 describe("the secret globs ripgrep prunes", () => {
   it("judge a name as picomatch does, for simple globs and the rest", () => {
-    const next = random(3);
+    const next = seededRandom(3);
     const pick = (chars: string, n: number) =>
       Array.from({ length: n }, () => chars[Math.floor(next() * chars.length)]).join("");
     const names = [
