@@ -1,10 +1,12 @@
 import { parseArgs } from "./shell-args.js";
+import { ARITHMETIC_RUNS, evaluationRisk, isPlainName, NAME_RUNS, numberScope } from "./shell-arithmetic.js";
 import { commandsInAssignment, commandsInAssignmentWord, readGit } from "./shell-config-commands.js";
 import { baseName, type FileTarget, fileTargetsOf, knowsFilesOf } from "./shell-files.js";
 import { readFind } from "./shell-find.js";
 import { filesNamedByUnknownProgram, globListing, pathsInFedCode, takesCode } from "./shell-named-files.js";
 import { commandsInOptions } from "./shell-option-commands.js";
 import { type ParsedScript, parseShellScript, type ShNode } from "./shell-parser.js";
+import { variablesSetBy } from "./shell-variable-builtins.js";
 import { literalWord, readWord, type ShellWord, spelled } from "./shell-words.js";
 import { isInterpreter, type StandardInput, unwrapCommand } from "./shell-wrappers.js";
 
@@ -93,8 +95,14 @@ export function analyzeShellCommand(commandLine: string, options: AnalysisOption
 
 function walkScript(script: ParsedScript, state: State, level: number): void {
   const piped: [number, number][] = [];
+  const numbers = numberScope(script);
   script.walk(script.file, (node) => {
-    switch (script.typeOf(node)) {
+    const type = script.typeOf(node);
+    const risk = evaluationRisk(node, script, numbers);
+    // a command of its own below records its risk with its text; an expansion in a word, here
+    if (risk && type !== "LetClause" && type !== "TestClause" && type !== "ArithmCmd")
+      state.runs.push(unknownRun(script.textOf(node), risk));
+    switch (type) {
       case "BinaryCmd": {
         const at = (node.OpPos as { Offset(): number }).Offset();
         const operator = script.between(at, at + 2);
@@ -117,7 +125,7 @@ function walkScript(script: ParsedScript, state: State, level: number): void {
       case "TestClause":
       case "ArithmCmd": {
         const text = oneLine(script.textOf(node));
-        state.runs.push({ label: text, text, looseSpellings: [] });
+        state.runs.push({ label: text, text, looseSpellings: [], ...(risk ? { unknown: risk } : {}) });
         break;
       }
       case "Redirect":
@@ -198,9 +206,10 @@ function interpretCommand(words: ShellWord[], assigns: ShellWord[], state: State
   const git = name === "git" ? readGit(words) : undefined;
   const inOptions = commandsInOptions(name, words);
   const find = name === "find" ? readFind(words) : undefined;
+  const variables = variablesSetBy(name, words);
   const runsSomething = (unwrapped?.inner?.length ?? 0) > 0 || (unwrapped?.scripts?.length ?? 0) > 0;
   const run = programRun(words, assigns, {
-    unknown: unwrapped?.unknown ?? git?.unknown ?? inOptions?.unknown,
+    unknown: unwrapped?.unknown ?? git?.unknown ?? inOptions?.unknown ?? variables?.unknown,
     wrapper:
       (unwrapped?.transparent === true && runsSomething && isSystemProgram(program.value)) ||
       context.vouched === true,
@@ -249,7 +258,9 @@ function interpretCommand(words: ShellWord[], assigns: ShellWord[], state: State
     // the command ran in a process of its own: the shell itself is where it was
     if (inFound) state.folders.unknown = wasUnknown;
   }
-  const hidden = [...(git?.scripts ?? []), ...(inOptions?.scripts ?? [])];
+  for (const variable of variables?.names ?? [])
+    setToUnknown(variable, `${variable} (set by ${name})`, state);
+  const hidden = [...(git?.scripts ?? []), ...(inOptions?.scripts ?? []), ...(variables?.scripts ?? [])];
   runScripts([...(unwrapped?.scripts ?? []), ...hidden], state, context.level);
   for (const assignment of unwrapped?.assignments ?? []) {
     const found = commandsInAssignmentWord(assignment);
@@ -344,13 +355,50 @@ function noteVariable(name: string, state: State): void {
   if (name === "HOME") state.home = undefined;
 }
 
-/** `export`, `declare`, `local`, `readonly`: judged as written; a command-holding variable is judged too. */
+/** A variable a builtin sets to what only running tells (`read PATH`, `declare -n p=HOME`). */
+function setToUnknown(name: string, written: string, state: State): void {
+  noteVariable(name, state);
+  const found = commandsInAssignment(name, { written });
+  if (found.unknown) state.runs.push(unknownRun(written, found.unknown));
+}
+
+/**
+ * `export`, `declare`, `local`, `readonly`: judged as written; a command-holding variable is judged too.
+ * A quoted word is an assignment bash parses again (`declare "b=($x)"` runs what the parentheses hold);
+ * `-n` makes a name another variable's, set by whatever is assigned to it later; `-i` makes a value arithmetic.
+ */
 function analyzeDeclaration(node: ShNode, script: ParsedScript, state: State, level: number): void {
   const text = oneLine(script.textOf(node));
+  const args = (node.Args as ShNode[] | null) ?? [];
+  const flags = args
+    .filter((assign) => !assign.Name && assign.Value)
+    .map((assign) => readWord(assign.Value as ShNode, script, state.home).value ?? "")
+    .filter((flag) => /^[-+]/.test(flag))
+    .join(" ");
+  const reference =
+    /(^| )-[a-zA-Z]*n/.test(flags) || String((node.Variant as ShNode | null)?.Value) === "nameref";
   state.runs.push({ label: text, text, looseSpellings: [] });
-  for (const assign of (node.Args as ShNode[] | null) ?? []) {
-    if (!assign.Name) continue;
+  for (const assign of args) {
+    if (!assign.Name) {
+      const word = assign.Value ? readWord(assign.Value as ShNode, script, state.home) : undefined;
+      const value = word?.value;
+      if (word === undefined || value?.startsWith("-") || value?.startsWith("+")) continue;
+      if (value === undefined) state.runs.push(unknownRun(word.written, NAME_RUNS));
+      else if (isPlainName(value)) {
+        if (reference) setToUnknown(value, word.written, state);
+      } else runScripts([word], state, level);
+      continue;
+    }
     const read = readAssign(assign, script, state);
+    if (reference) {
+      const target = read.valueWord?.value;
+      if (target === undefined || !isPlainName(target))
+        state.runs.push(unknownRun(read.word.written, NAME_RUNS));
+      else setToUnknown(target.replace(/\[.*$/, ""), read.word.written, state);
+    }
+    const number = /^-?[0-9]+$/.test(read.valueWord?.value ?? "0");
+    if (/(^| )-[a-zA-Z]*i/.test(flags) && !number)
+      state.runs.push(unknownRun(read.word.written, ARITHMETIC_RUNS));
     noteVariable(read.name, state);
     const found = commandsInAssignment(read.name, read.valueWord);
     runScripts(found.scripts, state, level);
