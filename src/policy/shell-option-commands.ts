@@ -17,10 +17,17 @@ interface CommandOptions {
   keyed?: { option: string; keys: ReadonlySet<string> };
   /** `--option=exec=CMD`-style values: a prefix before the command. */
   prefixed?: Readonly<Record<string, string>>;
+  /** The valued options run their program on arguments only running tells (`rg --pre=CMD` on each file). */
+  withArguments?: string;
+  /** Valued options that swap in a program or code named by a file (`npm --script-shell=FILE`): known only when it runs. */
+  swapping?: readonly string[];
 }
 
 const SSH_COMMAND_KEYS = new Set(["proxycommand", "localcommand", "knownhostscommand", "remotecommand"]);
 const SSH_LIKE: CommandOptions = { valued: ["-S"], keyed: { option: "-o", keys: SSH_COMMAND_KEYS } };
+
+/** npm's settings that swap the shell its scripts run in, or the code node loads for them. */
+const NPM_SWAPPING = ["--script-shell", "--shell", "--node-options", "--userconfig", "--globalconfig"];
 
 const PROGRAMS: Record<string, CommandOptions> = {
   tar: {
@@ -42,6 +49,10 @@ const PROGRAMS: Record<string, CommandOptions> = {
   ssh: { valued: [], keyed: { option: "-o", keys: SSH_COMMAND_KEYS } },
   scp: SSH_LIKE,
   sftp: SSH_LIKE,
+  rg: { valued: ["--pre"], withArguments: "rg --pre runs its program on each file it searches" },
+  npm: { valued: [], swapping: NPM_SWAPPING },
+  pnpm: { valued: [], swapping: NPM_SWAPPING },
+  yarn: { valued: [], swapping: NPM_SWAPPING },
 };
 
 /** The command lines `words` (program first) carries in its options; undefined when none. */
@@ -54,6 +65,11 @@ export function commandsInOptions(name: string, words: readonly ShellWord[]): Op
     const value = word.value;
     if (value === undefined) continue;
     const next = words[at + 1];
+    const swapped = shape.swapping?.find((option) => value === option || value.startsWith(`${option}=`));
+    if (swapped) {
+      found.unknown ??= `${swapped} makes it run a program or code named only when it runs`;
+      continue;
+    }
     if (shape.valued.includes(value)) {
       take(found, next, `${value} is a command known only when it runs`);
       at++;
@@ -69,6 +85,8 @@ export function commandsInOptions(name: string, words: readonly ShellWord[]): Op
       keyedCommand(found, setting, keyed.keys);
     }
   }
+  if (shape.withArguments && found.scripts.length > 0)
+    found.unknown ??= `${shape.withArguments}, with arguments known only when it runs`;
   return found.scripts.length > 0 || found.unknown ? found : undefined;
 }
 
