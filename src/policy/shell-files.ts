@@ -358,11 +358,40 @@ const HANDLERS: Record<string, Handler> = {
   ls: listing({ valued: ["-I", "--ignore", "-w", "--width", "-T"] }, ["-R", "--recursive"]),
   tree: listing({ valued: ["-L", "-P", "-I", "-o"] }, []),
   uniq: uniqFiles,
+  iconv: (words) => {
+    const args = parseArgs(words, 1, {
+      valued: ["-f", "-t", "--from-code", "--to-code", "-o", "--output"],
+      permute: true,
+    });
+    const outputs = optionValues(args, "-o", "--output").flatMap((word) => (word ? [write(word)] : []));
+    return [...args.operands.map((word) => read(word)), ...outputs];
+  },
+  mktemp: mktempFiles,
   xargs: (words) => {
     const args = parseArgs(words, 1, XARGS_SHAPE);
     return optionValues(args, "-a", "--arg-file").flatMap((word) => (word ? [read(word)] : []));
   },
 };
+
+/**
+ * `mktemp [-d] [-p DIR] [TEMPLATE]` creates a file (or folder) whose name is TEMPLATE with its X's
+ * filled in: a write in TEMPLATE's folder (or DIR) of a name matching it. Without a folder it creates
+ * in $TMPDIR (`-t`, no template), outside the workspace.
+ */
+function mktempFiles(words: readonly ShellWord[]): FileTarget[] {
+  const args = parseArgs(words, 1, { valued: ["-p", "--suffix"], permute: true });
+  const folder = optionValues(args, "-p", "--tmpdir")[0];
+  const template = args.operands[0];
+  if (!template) return folder ? [write(folder, { recursive: true })] : [];
+  const value = template.value;
+  if (value === undefined) return [write(template)];
+  const suffix = optionValues(args, "--suffix")[0]?.value ?? "";
+  const slash = value.lastIndexOf("/");
+  const name = `${value.slice(slash + 1).replace(/X{3,}$|X{3,}(?=[^X]*$)/, "*")}${suffix}`;
+  const inFolder = folder ?? (slash >= 0 ? literalWord(value.slice(0, slash) || "/") : undefined);
+  if (!inFolder && hasOption(args, "-t")) return [];
+  return [write(inFolder ?? literalWord("."), { recursive: true, onlyNames: [name] })];
+}
 
 /** `uniq [INPUT [OUTPUT]]`. */
 function uniqFiles(words: readonly ShellWord[]): FileTarget[] {

@@ -39,7 +39,6 @@ export const READERS: Record<string, OptionShape> = {
   look: {},
   comm: {},
   join: { valued: ["-t", "-1", "-2", "-j", "-o", "-e", "-a", "-v"] },
-  iconv: { valued: ["-f", "-t", "--from-code", "--to-code"] },
   jq: { valued: ["--arg", "--argjson", "--slurpfile", "--rawfile", "--indent", "-L"] },
 };
 
@@ -97,7 +96,6 @@ const NAMES_ONLY = new Set([
   "id",
   "whoami",
   "uname",
-  "mktemp",
   "find",
 ]);
 
