@@ -1,6 +1,11 @@
 import { parseArgs } from "./shell-args.js";
 import { ARITHMETIC_RUNS, evaluationRisk, isPlainName, NAME_RUNS, numberScope } from "./shell-arithmetic.js";
-import { commandsInAssignment, commandsInAssignmentWord, readGit } from "./shell-config-commands.js";
+import {
+  type ConfigCommands,
+  commandsInAssignment,
+  commandsInAssignmentWord,
+  readGit,
+} from "./shell-config-commands.js";
 import { baseName, type FileTarget, fileTargetsOf, knowsFilesOf } from "./shell-files.js";
 import { readFind } from "./shell-find.js";
 import { filesNamedByUnknownProgram, globListing, pathsInFedCode, takesCode } from "./shell-named-files.js";
@@ -157,8 +162,7 @@ function analyzeStatement(stmt: ShNode, script: ParsedScript, state: State, leve
   for (const assign of assigns) {
     const found = commandsInAssignment(assign.name, assign.valueWord);
     runScripts(found.scripts, state, level);
-    if (found.unknown) state.runs.push(unknownRun(assign.word.written, found.unknown));
-    for (const file of found.files ?? []) addFile({ kind: "read", word: file }, assign.word.written, state);
+    configEffects(found, assign.word.written, state);
   }
   if (words.length === 0) {
     if (assigns.length > 0)
@@ -265,9 +269,15 @@ function interpretCommand(words: ShellWord[], assigns: ShellWord[], state: State
   for (const assignment of unwrapped?.assignments ?? []) {
     const found = commandsInAssignmentWord(assignment);
     runScripts(found.scripts, state, context.level);
-    if (found.unknown) state.runs.push(unknownRun(assignment.written, found.unknown));
-    for (const file of found.files ?? []) addFile({ kind: "read", word: file }, assignment.written, state);
+    configEffects(found, assignment.written, state);
   }
+}
+
+/** What a variable makes a program do besides its scripts: unknown code, files it reads, files it writes. */
+function configEffects(found: ConfigCommands, via: string, state: State): void {
+  if (found.unknown) state.runs.push(unknownRun(via, found.unknown));
+  for (const file of found.files ?? []) addFile({ kind: "read", word: file }, via, state);
+  for (const file of found.writes ?? []) addFile({ kind: "write", word: file }, via, state);
 }
 
 /** Literal scripts are judged like command lines of their own; one known only when running is unknown. */
@@ -402,8 +412,7 @@ function analyzeDeclaration(node: ShNode, script: ParsedScript, state: State, le
     noteVariable(read.name, state);
     const found = commandsInAssignment(read.name, read.valueWord);
     runScripts(found.scripts, state, level);
-    if (found.unknown) state.runs.push(unknownRun(read.word.written, found.unknown));
-    for (const file of found.files ?? []) addFile({ kind: "read", word: file }, read.word.written, state);
+    configEffects(found, read.word.written, state);
   }
 }
 

@@ -282,7 +282,11 @@ function unwrapEnv(words: readonly ShellWord[]): Unwrapped {
   let at = args.operandsAt;
   let assigns = 0;
   // env takes every word with a `=` before the command as a variable, names such as `BASH_FUNC_f%%` too
-  while (at < words.length && /^[^=]+=/.test(words[at]?.value ?? "")) {
+  // `NAME=$x` is a variable too, its value known only when it runs
+  const isAssignment = (word: ShellWord | undefined) =>
+    /^[^=]+=/.test(word?.value ?? "") ||
+    (word?.value === undefined && /^["']?[A-Za-z_][A-Za-z0-9_]*=/.test(word?.written ?? ""));
+  while (at < words.length && isAssignment(words[at])) {
     at++;
     assigns++;
   }
