@@ -174,7 +174,10 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     secrets: loaded.secrets.user,
     ...(loaded.secrets.workspace ? { workspaceSecrets: loaded.secrets.workspace } : {}),
     // a script a hook names is protected before it exists: the agent creating it would run code unsandboxed
-    protectedPaths: [...scriptsOfHooks(allHooks, root, { includeMissing: true }), ...userConfigFolders(home)],
+    protectedPaths: [
+      ...scriptsOfHooks(allHooks, root, { includeMissing: true, home }),
+      ...userConfigFolders(home),
+    ],
   });
   const inbox = createAgentInbox();
   const skills = lazySkillCatalog({ root, home });

@@ -40,7 +40,7 @@ function mcpServerScripts(root: string, home: string): string[] {
 
 /** The workspace scripts hooks name, the user's own hooks included (their scripts are protected too). */
 export function hookScripts(root: string, home: string): string[] {
-  return scriptsOfHooks(loadHookConfig(root, home), root);
+  return scriptsOfHooks(loadHookConfig(root, home), root, { home });
 }
 
 /**
@@ -50,7 +50,7 @@ export function hookScripts(root: string, home: string): string[] {
 export function scriptsOfHooks(
   config: HookConfig,
   root: string,
-  options: { includeMissing?: boolean } = {},
+  options: { includeMissing?: boolean; home?: string } = {},
 ): string[] {
   const scripts = new Set<string>();
   for (const group of config.groups) {

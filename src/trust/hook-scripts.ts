@@ -1,5 +1,7 @@
 import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import { type CommandRead, readCommandLine, UNKNOWN } from "./command-words.js";
+import { codeRunByProgram } from "./workspace-code.js";
 
 const PROJECT_DIR_VARIABLES = [
   "GANTRY_PROJECT_DIR",
@@ -8,46 +10,103 @@ const PROJECT_DIR_VARIABLES = [
   "QWEN_PROJECT_DIR",
 ];
 
+export interface NamedByOptions {
+  /** Also the paths named that do not exist yet (`scripts/gate.sh` in a checkout without it). */
+  includeMissing?: boolean;
+  /** Where the command runs (default: the workspace). */
+  cwd?: string;
+  /** `~` and `$HOME`. */
+  home?: string;
+}
+
 /**
  * The files inside the workspace that a hook command names (`python3 .agents/gate.py`,
- * `"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh`, `bash -c 'node scripts/x.js'`): every word that,
- * unquoted and unescaped, with the project-dir variables expanded and its glob expanded, is an existing
- * file in the workspace, from the workspace or from a folder the command `cd`s into
- * (`cd .claude/hooks && ./check.sh`). Absolute paths of the files as named; a word through a symlink
- * counts where either end is inside. `includeMissing` adds the paths named that do not exist yet
- * (`scripts/gate.sh` in a checkout without it): what the agent must not create, or the hook would run
- * the agent's code outside any sandbox.
+ * `"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh`, `sh "$PWD/x.sh"`, `bash -c 'node scripts/{a,b}.js'`),
+ * read with the shell's grammar: every word that, with known variables (`$PWD`, the project-dir
+ * variables, `$HOME`) filled in and its braces and glob expanded, is an existing file in the workspace,
+ * from the folder the command runs in (the workspace) or one it `cd`s into (`cd .claude/hooks &&
+ * ./check.sh`); a word with an unknown part (`${X:-.}/gate.sh`) by what follows it; and the code a
+ * program runs without naming it as a path (`npx prettier`, `python3 -m pkg`: workspace-code.ts).
+ * A file only written (`> log`, `tee log`) is left out. Absolute paths as named; a word through a
+ * symlink counts where either end is inside. `includeMissing` adds the paths named that do not exist
+ * yet: what the agent must not create, or the hook would run the agent's code outside any sandbox.
  */
-export function scriptsNamedBy(
-  command: string,
+export function scriptsNamedBy(command: string, root: string, options: NamedByOptions = {}): string[] {
+  const cwd = options.cwd ?? root;
+  const known: Record<string, string> = { PWD: cwd };
+  for (const name of PROJECT_DIR_VARIABLES) known[name] = root;
+  if (options.home !== undefined) known.HOME = options.home;
+  return filesOfRead(
+    readCommandLine(command, { known, ...(options.home ? { home: options.home } : {}) }),
+    root,
+    cwd,
+    options,
+  );
+}
+
+/** The same for a program started without a shell (an MCP server): its words are taken as they are. */
+export function scriptsRunByArgv(
+  argv: readonly string[],
   root: string,
-  options: { includeMissing?: boolean } = {},
+  options: NamedByOptions = {},
 ): string[] {
+  const cwd = options.cwd ?? root;
+  const nested = argv
+    .filter((word) => /\s/.test(word))
+    .flatMap((line) => scriptsNamedBy(line, root, { ...options, cwd }));
+  return [
+    ...new Set([
+      ...filesOfRead({ commands: [argv.map((word) => [word])], loose: [] }, root, cwd, options),
+      ...nested,
+    ]),
+  ];
+}
+
+function filesOfRead(read: CommandRead, root: string, cwd: string, options: NamedByOptions): string[] {
   const found = new Set<string>();
-  const bases = [root];
-  let changesFolder = false;
-  for (const word of wordsOf(withoutOutputFiles(command))) {
-    const expanded = expandProjectDir(word, root);
-    if (expanded === "" || expanded.includes("$")) {
-      changesFolder = false;
-      continue;
-    }
-    if (changesFolder) bases.push(...bases.map((base) => path.resolve(base, expanded)).filter(isFolder));
-    changesFolder = CHANGE_FOLDER.has(expanded);
+  const bases = [cwd];
+  const consider = (word: string, includeMissing: boolean) => {
+    const candidate = word.includes(UNKNOWN) ? afterUnknown(word) : word;
+    if (candidate === undefined || candidate === "") return;
     for (const base of bases) {
-      for (const abs of globbed(path.resolve(base, expanded))) {
+      for (const abs of globbed(path.resolve(base, candidate))) {
         if (isRegularFile(abs) && (isInside(root, abs) || isInside(root, realOrSelf(abs)))) found.add(abs);
-        else if (
-          options.includeMissing &&
-          isInside(root, abs) &&
-          looksLikeScript(expanded) &&
-          !existsSync(abs)
-        )
+        else if (includeMissing && isInside(root, abs) && looksLikeScript(candidate) && !existsSync(abs))
           found.add(abs);
       }
     }
+  };
+  const missing = options.includeMissing === true;
+  for (const words of read.commands) {
+    const program = path.basename(words[0]?.[0] ?? "");
+    let changesFolder = false;
+    for (const [index, values] of words.entries()) {
+      for (const value of values) {
+        const word = value.replace(/^[A-Za-z_][A-Za-z0-9_]*=/, "");
+        if (changesFolder && !word.includes(UNKNOWN))
+          bases.push(...bases.map((base) => path.resolve(base, word)).filter(isFolder));
+        // tee's operands are files it writes
+        if (program === "tee" && index > 0 && !word.startsWith("-")) continue;
+        if (word.startsWith("-")) {
+          const inline = /^--?[^=]+=(.+)$/s.exec(word)?.[1];
+          if (inline !== undefined) consider(inline, false);
+        } else consider(word, missing);
+      }
+      changesFolder = index === 0 && CHANGE_FOLDER.has(program);
+    }
+    const argv = words.map((values) => values[0] ?? "");
+    if (argv.every((word) => !word.includes(UNKNOWN)))
+      for (const abs of codeRunByProgram(argv, bases, root))
+        if (isRegularFile(abs) && (isInside(root, abs) || isInside(root, realOrSelf(abs)))) found.add(abs);
   }
+  for (const values of read.loose) for (const value of values) consider(value, false);
   return [...found];
+}
+
+/** `${X:-.}/.agents/gate.sh`: the path after the last part only running tells, below some folder. */
+function afterUnknown(word: string): string | undefined {
+  const tail = word.slice(word.lastIndexOf(UNKNOWN) + 1).replace(/^\/+/, "");
+  return tail.includes("/") || SCRIPT_EXTENSION.test(tail) ? tail : undefined;
 }
 
 const SCRIPT_EXTENSION = /\.(?:sh|bash|zsh|py|js|mjs|cjs|ts|mts|rb|pl|php|lua|ps1)$/i;
@@ -61,39 +120,6 @@ function looksLikeScript(word: string): boolean {
 const CHANGE_FOLDER = new Set(["cd", "pushd"]);
 const GLOB = /[*?[]/;
 const MAX_GLOB_MATCHES = 64;
-
-/** A shell word: quoted parts, escapes and plain characters up to a blank or an operator. */
-const WORD = String.raw`(?:"[^"]*"|'[^']*'|\\.|[^\s;&|<>()\x60"'\\])+`;
-const OUTPUT_REDIRECT = new RegExp(String.raw`(?:\d+|&)?>>?\|?\s*${WORD}`, "g");
-const TEE_FILES = new RegExp(String.raw`(^|[\s;&|(\x60])tee(?![^\s;&|)\x60])((?:[ \t]+${WORD})*)`, "g");
-
-/**
- * The command without the files it only writes: the targets of `>`, `>>`, `2>`, `&>` and the files
- * `tee` copies into. A hook's log (`>> "$CLAUDE_PROJECT_DIR"/hook.log`) changes at every run and would
- * otherwise count as a script added or changed since the folder was trusted, switching the hooks off.
- * A file that is also read or run (`> gen.sh; sh gen.sh`) is still named by its other word.
- */
-function withoutOutputFiles(command: string): string {
-  return command
-    .replace(OUTPUT_REDIRECT, " ")
-    .replace(TEE_FILES, (_whole, before: string, operands: string) => {
-      const options = operands.split(/[ \t]+/).filter((word) => word.startsWith("-"));
-      return `${before}tee ${options.join(" ")}`;
-    });
-}
-
-/** Words split at blanks and shell operators, quotes and backslashes removed (enough to spot paths; nothing is run). */
-function wordsOf(command: string): string[] {
-  return command
-    .split(/[\s;&|<>()`]+/)
-    .map((word) =>
-      word
-        .replace(/["']/g, "")
-        .replace(/\\(.)/g, "$1")
-        .replace(/^[A-Za-z_][A-Za-z0-9_]*=/, ""),
-    )
-    .filter((word) => word !== "" && !word.startsWith("-"));
-}
 
 /** The path itself, or the files its last segment's glob (`gate.s?`, `*.sh`) matches in its folder. */
 function globbed(abs: string): string[] {
@@ -112,14 +138,6 @@ function globbed(abs: string): string[] {
     .filter((entry) => !entry.startsWith(".") && pattern.test(entry))
     .slice(0, MAX_GLOB_MATCHES)
     .map((entry) => path.join(folder, entry));
-}
-
-function expandProjectDir(word: string, root: string): string {
-  let result = word;
-  for (const name of PROJECT_DIR_VARIABLES) {
-    result = result.replaceAll(`\${${name}}`, root).replaceAll(`$${name}`, root);
-  }
-  return result;
 }
 
 /** A shell glob of one name as a regular expression (`*`, `?`, `[...]`); undefined when it is not one. */

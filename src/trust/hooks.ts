@@ -34,7 +34,7 @@ export function applyTrustToHooks(
       ...group,
       rules: group.rules.map((rule) => ({
         ...rule,
-        handlers: rule.handlers.map((handler) => pinHandler(handler, userOwned, trust, home, record)),
+        handlers: rule.handlers.map((handler) => pinHandler(handler, group, userOwned, trust, home, record)),
       })),
     });
   }
@@ -73,6 +73,7 @@ function recorder(
 /** A command handler with its workspace scripts pinned, or refused when trust does not cover one. */
 function pinHandler(
   handler: HandlerConfig,
+  group: HookGroup,
   userOwned: boolean,
   trust: WorkspaceTrust,
   home: string,
@@ -80,14 +81,14 @@ function pinHandler(
 ): HandlerConfig {
   if (handler.kind !== "command") return handler;
   const pins: { file: string; digest: string }[] = [];
-  for (const script of scriptsNamedBy(handler.command, trust.root)) {
+  for (const script of scriptsNamedBy(handler.command, trust.root, { home })) {
     const scriptShown = shownPath(script, trust.root, home);
     const status = trust.file(script);
     const digest = status.trusted ? status.digest : undefined;
     if (digest === undefined) {
       const reason = status.trusted ? "is unreadable" : status.why;
       const why = userOwned
-        ? `it runs ${scriptShown}, a file of this workspace: ${reason}`
+        ? `it runs ${scriptShown}, a file of this workspace: ${reason}; or change the hook in ${shownPath(group.file, trust.root, home)} so it runs no file of the workspace`
         : `its script ${scriptShown} ${reason}`;
       record(handler, {
         honoured: false,
