@@ -1,3 +1,4 @@
+import path from "node:path";
 import { z } from "zod";
 import { lazySchema } from "../config/lazy-schema.js";
 import type { Origin } from "../config/provenance.js";
@@ -194,7 +195,8 @@ function transportOf(
       command: expand(entry.command),
       args: (entry.args ?? []).map(expand),
       env: expandAll(entry.env),
-      cwd: entry.cwd ? expand(entry.cwd) : context.workspaceRoot,
+      // a relative `cwd` is the workspace's folder, not wherever Gantry was started
+      cwd: entry.cwd ? path.resolve(context.workspaceRoot, expand(entry.cwd)) : context.workspaceRoot,
     };
   }
   // Gemini CLI: `httpUrl` is streamable HTTP, a bare `url` is SSE; Claude Code: `url` with its `type`

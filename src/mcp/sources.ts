@@ -2,7 +2,7 @@ import path from "node:path";
 import type { ConfigReport, Origin } from "../config/provenance.js";
 import { readIfPresent } from "../config/read-if-present.js";
 import { didYouMean } from "../config/settings.js";
-import { scriptsNamedBy } from "../trust/hook-scripts.js";
+import { scriptsNamedBy, scriptsRunByArgv } from "../trust/hook-scripts.js";
 import { originOf, shownPath } from "../trust/origin.js";
 import type { WorkspaceTrust } from "../trust/workspace-trust.js";
 import { claudeMcpApprovals } from "./claude-approvals.js";
@@ -132,11 +132,9 @@ export function loadMcpServers(options: LoadMcpOptions): { servers: McpServerCon
         report.values.push(valueOf(config, false, `switched off by disabledMcpjsonServers in ${refusedIn}`));
         continue;
       }
-      const pinned = !status.trusted
-        ? status.why
-        : source.origin === "workspace"
-          ? pinScripts(config, trust, home)
-          : config;
+      // the user's own server is pinned too: its command may run the workspace's code (`npx` of a
+      // package in node_modules, `python3 -m` of a folder here, `node tools/server.js`)
+      const pinned = !status.trusted ? status.why : pinScripts(config, trust, home);
       if (typeof pinned === "string") {
         report.values.push(valueOf(config, false, pinned, true));
         continue;
@@ -149,24 +147,58 @@ export function loadMcpServers(options: LoadMcpOptions): { servers: McpServerCon
 }
 
 /**
- * A trusted workspace server with the workspace scripts its command line names pinned to the digests
- * trust approved (as hooks' scripts are, src/trust/hooks.ts), or why it may not start: one of them is
- * not covered as it is now.
+ * A server with the workspace scripts it runs pinned to the digests trust approved (as hooks' scripts
+ * are, src/trust/hooks.ts), or why it may not start: one of them is not covered as it is now. A server
+ * of the user's own runs no file of a workspace trust does not cover.
  */
 function pinScripts(config: McpServerConfig, trust: WorkspaceTrust, home: string): McpServerConfig | string {
   const scripts: { file: string; digest: string }[] = [];
-  for (const file of serverScripts(config, trust.root)) {
+  for (const file of serverScripts(config, trust.root, home)) {
     const status = trust.file(file);
-    if (!status.trusted || status.digest === undefined)
-      return `its script ${shownPath(file, trust.root, home)} ${status.trusted ? "is unreadable" : status.why}`;
-    scripts.push({ file, digest: status.digest });
+    if (status.trusted && status.digest !== undefined) {
+      scripts.push({ file, digest: status.digest });
+      continue;
+    }
+    const shown = shownPath(file, trust.root, home);
+    const reason = status.trusted ? "is unreadable" : status.why;
+    if (config.origin === "workspace") return `its script ${shown} ${reason}`;
+    return `it runs ${shown}, a file of this workspace: ${reason}; or change the server in ${config.file} so it runs no file of the workspace`;
   }
   return scripts.length > 0 ? { ...config, scripts } : config;
 }
 
-/** The workspace files a stdio server's command line names (`node tools/server.js`). */
-export function serverScripts(config: McpServerConfig, root: string): string[] {
-  return config.transport.kind === "stdio" ? scriptsNamedBy(config.verbatim, root) : [];
+/** Environment variables whose value makes a program load code (`NODE_OPTIONS=--require ./x.cjs`). */
+const CODE_LOADING_ENV = [
+  "NODE_OPTIONS",
+  "BASH_ENV",
+  "ENV",
+  "PYTHONSTARTUP",
+  "PERL5OPT",
+  "RUBYOPT",
+  "LD_PRELOAD",
+];
+
+/**
+ * The workspace files a stdio server runs: what its command line names (as started: variables
+ * expanded, relative paths from its `cwd`), the workspace's copy of what `npx` or `python3 -m`
+ * runs, and what `NODE_OPTIONS` and the like in its `env` load.
+ */
+export function serverScripts(config: McpServerConfig, root: string, home?: string): string[] {
+  if (config.transport.kind !== "stdio") return [];
+  const { command, args, env, cwd } = config.transport;
+  const options = { cwd: path.resolve(root, cwd || root), ...(home ? { home } : {}) };
+  // as written too: `${PWD}/tools/server.cjs` names the file even where PWD is not set when listing
+  const found = new Set([
+    ...scriptsRunByArgv([command, ...args], root, options),
+    ...scriptsNamedBy(config.verbatim, root, options),
+  ]);
+  for (const name of CODE_LOADING_ENV) {
+    const value = env[name];
+    if (value === undefined) continue;
+    const line = name === "NODE_OPTIONS" ? `node ${value}` : `: ${value}`;
+    for (const file of scriptsNamedBy(line, root, options)) found.add(file);
+  }
+  return [...found];
 }
 
 /**

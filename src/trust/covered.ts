@@ -29,13 +29,12 @@ export function trustCoveredFiles(root: string, home: string): string[] {
   return [...files].sort();
 }
 
-/** The workspace scripts the workspace's own MCP servers run (`node tools/server.js`). */
+/** The workspace scripts MCP servers run (`node tools/server.js`, `npx` of a package in node_modules). */
 function mcpServerScripts(root: string, home: string): string[] {
   const trust = resolveWorkspaceTrust(root, { kind: "given", how: "listing what trust covers" });
   const { servers } = loadMcpServers({ root, home, trust, report: createConfigReport(), env: {} });
-  return servers
-    .filter((server) => server.origin === "workspace")
-    .flatMap((server) => serverScripts(server, root));
+  // the user's own servers too: what they run of the workspace is pinned like the workspace's
+  return servers.flatMap((server) => serverScripts(server, root, home));
 }
 
 /** The workspace scripts hooks name, the user's own hooks included (their scripts are protected too). */
