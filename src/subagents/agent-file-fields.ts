@@ -123,8 +123,9 @@ export function flattenQwenFields(fields: Record<string, unknown>): Record<strin
 
 /** Fields known to the harnesses that Gantry does not act on; anything else is unknown. */
 const NOT_HONOURED: Record<string, string> = {
+  // not a loss but worth saying: these run code, and only where the file's folder is trusted
   hooks:
-    "hooks in an agent file do not run; put them in your settings (they fire for subagents too, with agent_id)",
+    'hooks in an agent file run for that agent\'s own calls, only once the folder holding the file is trusted ("gantry trust" shows them)',
   memory: "memory (a persistent memory folder) is not supported; the agent runs without one",
 };
 const KNOWN = new Set([

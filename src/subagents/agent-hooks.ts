@@ -1,9 +1,11 @@
 import { homedir } from "node:os";
 import { parseClaudeSettingsHooks, parseQwenSettingsHooks } from "../hooks/dialects/settings-parsers.js";
-import type { HookProblem } from "../hooks/rules.js";
+import { createConfigReport } from "../config/provenance.js";
+import type { HookConfig, HookGroup, HookProblem } from "../hooks/rules.js";
+import { applyTrustToHooks } from "../trust/hooks.js";
 import { originOf } from "../trust/origin.js";
 import type { SubagentHost } from "./host.js";
-import type { SubagentDefinition } from "./types.js";
+import { loadSubagentDefinitions, type SubagentDefinition } from "./types.js";
 
 /**
  * Claude Code's `hooks` in an agent file: hooks of that agent alone, for its own calls and events, from
@@ -27,8 +29,31 @@ export function startAgentHooks(
     return none;
   }
   const home = host.deps.home ?? homedir();
+  const parsed = agentFileHooks(definition, host.deps.workspace.root, home);
+  if ("error" in parsed) return parsed;
+  for (const problem of parsed.problems)
+    host.deps.hooks.log(`${definition.source}: ${problem.at}: ${problem.message}`);
+  // their workspace scripts are pinned as settings hooks' are: a script changed since trust does not run
+  const trust = host.deps.trust;
+  const groups = trust
+    ? applyTrustToHooks(
+        { groups: parsed.groups, files: [], problems: [], events: [] },
+        trust,
+        home,
+        createConfigReport(),
+      ).groups
+    : parsed.groups;
+  return { end: host.deps.hooks.addAgentGroups(agentId, groups) };
+}
+
+/** The hook groups an agent file's `hooks` field makes (its `Stop` as SubagentStop), or why they do not parse. */
+export function agentFileHooks(
+  definition: SubagentDefinition,
+  root: string,
+  home: string,
+): { groups: HookGroup[]; problems: HookProblem[] } | { error: string } {
   const renamed = Object.fromEntries(
-    Object.entries(raw).map(([key, value]) => [key === "Stop" ? "SubagentStop" : key, value]),
+    Object.entries(definition.hooks ?? {}).map(([key, value]) => [key === "Stop" ? "SubagentStop" : key, value]),
   );
   const qwen = /[\\/]\.qwen[\\/]agents[\\/]/.test(definition.source);
   const problems: HookProblem[] = [];
@@ -36,12 +61,9 @@ export function startAgentHooks(
     source: {
       file: definition.source,
       dialect: qwen ? ("qwen" as const) : ("claude" as const),
-      scope:
-        originOf(definition.source, home, host.deps.workspace.root) === "home"
-          ? ("home" as const)
-          : ("workspace" as const),
+      scope: originOf(definition.source, home, root) === "home" ? ("home" as const) : ("workspace" as const),
     },
-    workspaceRoot: host.deps.workspace.root,
+    workspaceRoot: root,
     home,
     problems,
     events: [],
@@ -54,7 +76,17 @@ export function startAgentHooks(
       error: `agent type "${definition.name}" (${definition.source}) has hooks that do not parse: ${list}`,
     };
   }
-  for (const problem of problems)
-    host.deps.hooks.log(`${definition.source}: ${problem.at}: ${problem.message}`);
-  return { end: host.deps.hooks.addAgentGroups(agentId, groups) };
+  return { groups, problems };
+}
+
+/** The hooks of every agent file with a `hooks` field (the trust review shows them; trust pins their scripts). */
+export function agentFileHookConfig(root: string, home: string): HookConfig {
+  const { definitions, contents } = loadSubagentDefinitions(root, home);
+  const groups: HookGroup[] = [];
+  for (const definition of definitions) {
+    if (!definition.hooks) continue;
+    const parsed = agentFileHooks(definition, root, home);
+    if (!("error" in parsed)) groups.push(...parsed.groups);
+  }
+  return { groups, files: [], problems: [], events: [], contents: Object.fromEntries(contents) };
 }

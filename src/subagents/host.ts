@@ -104,6 +104,8 @@ export interface SubagentHost {
   modelFor(spec: string | undefined): ModelClient | string;
   /** The model an agent type asks for, if it may (an untrusted file may not switch provider). */
   definitionModel(definition: SubagentDefinition | undefined): string | undefined;
+  /** The turns an agent type may take: its `maxTurns`, within `subagents.maxTurns` where its folder is not trusted. */
+  definitionMaxTurns(definition: SubagentDefinition | undefined): number;
   transcriptDir(): string;
   /** Kills every agent and removes every worktree; the session's dispose calls it. */
   shutdown(why: string): Promise<void>;
@@ -175,6 +177,20 @@ export function createSubagentHost(deps: SubagentHostDeps): SubagentHost {
         );
       }
       return undefined;
+    },
+    definitionMaxTurns(definition) {
+      const limit = host.limits.maxTurns;
+      const asked = definition?.maxTurns;
+      if (asked === undefined) return limit;
+      // an untrusted workspace may only tighten limits (SPEC §5a)
+      if (!definition?.untrusted || asked <= limit) return asked;
+      if (!warned.has(`${definition.name} maxTurns`)) {
+        warned.add(`${definition.name} maxTurns`);
+        process.stderr.write(
+          `gantry: agent type "${definition.name}" (${definition.source}) asks for maxTurns ${asked}, more than subagents.maxTurns (${limit}); it runs with ${limit} (this folder is not trusted)\n`,
+        );
+      }
+      return limit;
     },
     transcriptDir() {
       if (host.binding?.transcriptDir) return host.binding.transcriptDir;

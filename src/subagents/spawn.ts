@@ -213,7 +213,7 @@ function planAgent(
     model: withDefinitionSettings(model, definition),
     workspaceRoot: opened.root,
     child: opened.child,
-    maxTurns: definition?.maxTurns ?? host.limits.maxTurns,
+    maxTurns: host.definitionMaxTurns(definition),
     ...(definition?.timeoutMs ? { timeoutMs: definition.timeoutMs } : {}),
   };
   const notInteractive = (name: string) => registry.lookup(name)?.spec.safety !== "interactive";

@@ -3,6 +3,7 @@ import path from "node:path";
 import { createConfigReport } from "../config/provenance.js";
 import { type HookConfig, loadHookConfig } from "../hooks/config.js";
 import { loadMcpServers, serverScripts } from "../mcp/sources.js";
+import { agentFileHookConfig } from "../subagents/agent-hooks.js";
 import { subagentFolders } from "../subagents/types.js";
 import { PROTECTED_AGENT_CONFIG } from "../workspace/protected.js";
 import { scriptsNamedBy } from "./hook-scripts.js";
@@ -37,9 +38,13 @@ function mcpServerScripts(root: string, home: string): string[] {
   return servers.flatMap((server) => serverScripts(server, root, home));
 }
 
-/** The workspace scripts hooks name, the user's own hooks included (their scripts are protected too). */
+/** The workspace scripts hooks name, the user's own and agent files' included (their scripts are protected too). */
 export function hookScripts(root: string, home: string): string[] {
-  return scriptsOfHooks(loadHookConfig(root, home), root, { home });
+  return [
+    ...scriptsOfHooks(loadHookConfig(root, home), root, { home }),
+    // agent files' own hooks (`hooks:` in .claude/agents/*.md) run their scripts as well
+    ...scriptsOfHooks(agentFileHookConfig(root, home), root, { home }),
+  ];
 }
 
 /**

@@ -3,6 +3,7 @@ import { createConfigReport, type SettingValue } from "../config/provenance.js";
 import { loadHookConfig } from "../hooks/config.js";
 import { loadMcpServers } from "../mcp/sources.js";
 import { loadPermissionSettings } from "../policy/load.js";
+import { agentFileHookConfig } from "../subagents/agent-hooks.js";
 import { applyTrustToHooks } from "./hooks.js";
 import { printable } from "./shown-value.js";
 import type { WorkspaceTrust } from "./workspace-trust.js";
@@ -17,6 +18,8 @@ export function reviewWorkspace(trust: WorkspaceTrust, home: string): SettingVal
   loadSessionSettings({ root, home, trust, report });
   loadPermissionSettings({ workspaceRoot: root, home, trust, report });
   applyTrustToHooks(loadHookConfig(root, home), trust, home, report);
+  // an agent file's own hooks run once its folder is trusted: shown verbatim like the settings' hooks
+  applyTrustToHooks(agentFileHookConfig(root, home), trust, home, report);
   loadMcpServers({ root, home, trust, report });
   return report.values.filter((value) => !value.honoured && value.wantsTrust === true);
 }

@@ -58,7 +58,7 @@ describe("Claude Code agent fields", () => {
       [true, "memory (a persistent memory folder) is not supported; the agent runs without one"],
       [
         true,
-        "hooks in an agent file do not run; put them in your settings (they fire for subagents too, with agent_id)",
+        'hooks in an agent file run for that agent\'s own calls, only once the folder holding the file is trusted ("gantry trust" shows them)',
       ],
       [true, 'unknown field "flavour"; ignored'],
     ]);
