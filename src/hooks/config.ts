@@ -63,7 +63,15 @@ export function loadHookConfig(workspaceRoot: string, home = homedir()): HookCon
   const contents: Record<string, Buffer> = {};
   const config: HookConfig = { groups: [], files: [], problems: [], events: [], contents };
   for (const source of hookSources(workspaceRoot, home)) {
-    const bytes = readIfPresent(source.file);
+    let bytes: Buffer | undefined;
+    try {
+      bytes = readIfPresent(source.file);
+    } catch (cause) {
+      // a file that cannot be read is a problem of that file: a workspace's is ignored untrusted, not fatal
+      config.files.push(source.file);
+      config.problems.push(error(source.file, "(file)", `cannot be read: ${(cause as Error).message}`));
+      continue;
+    }
     if (bytes === undefined) continue;
     config.files.push(source.file);
     contents[source.file] = bytes;
@@ -142,13 +150,21 @@ export function parseNativeHooks(raw: unknown, source: SourceContext): HookGroup
 
 // seed 002 runs hooks in a sandbox whose root is the workspace, so its commands name `/.agents/...`;
 // here that folder is the workspace's (unless this machine really has a /.agents).
-const ROOT_AGENTS = /(^|[\s"'=:])\/\.agents\//g;
+// an opening quote only (`"/.agents/x"`): the closing quote of `"$GANTRY_PROJECT_DIR"/.agents/x` is no root path
+const ROOT_AGENTS = /(^|[\s=:]|(?<![^\s=:])["'])\/\.agents\//g;
+
+/** The workspace's `.agents/` in place of `/.agents/`, spelt for the quoting it stands in. */
+function workspaceAgents(_whole: string, before: string): string {
+  if (before === "'") return `''"$GANTRY_PROJECT_DIR"'/.agents/`;
+  if (before === '"') return '"$GANTRY_PROJECT_DIR/.agents/';
+  return `${before}"$GANTRY_PROJECT_DIR"/.agents/`;
+}
 
 function rootAgentsPaths(rule: HookRule): HookRule {
   if (existsSync("/.agents")) return rule;
   const handlers = rule.handlers.map((handler) =>
     handler.kind === "command"
-      ? { ...handler, command: handler.command.replace(ROOT_AGENTS, '$1"$GANTRY_PROJECT_DIR"/.agents/') }
+      ? { ...handler, command: handler.command.replace(ROOT_AGENTS, workspaceAgents) }
       : handler,
   );
   return { ...rule, handlers };

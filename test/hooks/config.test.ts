@@ -160,3 +160,34 @@ describe("hook configuration", () => {
     expect(config.groups[0]?.rules[0]?.handlers.map((h) => h.name)).toEqual(["kept"]);
   });
 });
+
+describe("seed 002's /.agents paths", () => {
+  it("rewrites /.agents/ to the workspace's, and leaves a path already under the project dir as written", async () => {
+    ws = await createTempWorkspace({
+      ".agents/hooks.json": hooksJson({
+        g: {
+          PreToolUse: [
+            {
+              matcher: "",
+              hooks: [
+                { type: "command", command: "sh /.agents/gate.sh" },
+                { type: "command", command: 'sh "$GANTRY_PROJECT_DIR"/.agents/gate.sh' },
+                { type: "command", command: 'sh "$CLAUDE_PROJECT_DIR"/.agents/gate.sh' },
+                { type: "command", command: "sh '/.agents/gate.sh'" },
+                { type: "command", command: 'sh "/.agents/gate.sh"' },
+              ],
+            },
+          ],
+        },
+      }),
+    });
+    const handlers = loadHookConfig(ws.root, ws.home).groups[0]?.rules[0]?.handlers ?? [];
+    expect(handlers.map((handler) => (handler.kind === "command" ? handler.command : ""))).toEqual([
+      'sh "$GANTRY_PROJECT_DIR"/.agents/gate.sh',
+      'sh "$GANTRY_PROJECT_DIR"/.agents/gate.sh',
+      'sh "$CLAUDE_PROJECT_DIR"/.agents/gate.sh',
+      `sh ''"$GANTRY_PROJECT_DIR"'/.agents/gate.sh'`,
+      'sh "$GANTRY_PROJECT_DIR/.agents/gate.sh"',
+    ]);
+  });
+});
