@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
-import { parseClaudeSettingsHooks, parseQwenSettingsHooks } from "../hooks/dialects/settings-parsers.js";
 import { createConfigReport } from "../config/provenance.js";
+import { parseClaudeSettingsHooks, parseQwenSettingsHooks } from "../hooks/dialects/settings-parsers.js";
 import type { HookConfig, HookGroup, HookProblem } from "../hooks/rules.js";
 import { applyTrustToHooks } from "../trust/hooks.js";
 import { originOf } from "../trust/origin.js";
@@ -53,7 +53,10 @@ export function agentFileHooks(
   home: string,
 ): { groups: HookGroup[]; problems: HookProblem[] } | { error: string } {
   const renamed = Object.fromEntries(
-    Object.entries(definition.hooks ?? {}).map(([key, value]) => [key === "Stop" ? "SubagentStop" : key, value]),
+    Object.entries(definition.hooks ?? {}).map(([key, value]) => [
+      key === "Stop" ? "SubagentStop" : key,
+      value,
+    ]),
   );
   const qwen = /[\\/]\.qwen[\\/]agents[\\/]/.test(definition.source);
   const problems: HookProblem[] = [];
