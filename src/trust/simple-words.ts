@@ -1,0 +1,121 @@
+import { UNKNOWN, type WordValues } from "./command-words.js";
+
+/**
+ * The words of a plain command line (`python3 .agents/gate.py`, `sh "$CLAUDE_PROJECT_DIR"/check.sh`,
+ * `bash -c 'node x.js'`) read without the shell parser, which costs about 100 ms to load: blanks between
+ * words, single and double quotes, backslash escapes and `$NAME` / `${NAME}`. Anything else the shell
+ * gives a meaning to outside quotes (operators, redirections, substitutions, braces, `~`, comments,
+ * assignments, reserved words, other expansions) returns undefined, and the parser reads the line. The values are the
+ * ones the parser's reading gives (test/trust/simple-words.test.ts checks both on generated lines).
+ */
+export function simpleWords(line: string, known: Record<string, string>): WordValues[] | undefined {
+  const words: WordValues[] = [];
+  let at = 0;
+  while (at < line.length) {
+    if (line[at] === " " || line[at] === "\t") {
+      at++;
+      continue;
+    }
+    const word = readWord(line, at, known);
+    if (word === undefined) return undefined;
+    if (words.length === 0 && startsLikeAnAssignmentOrKeyword(line.slice(at, word.end))) return undefined;
+    words.push([word.value]);
+    at = word.end;
+  }
+  return words;
+}
+
+/** Unquoted, these mean more than a character of a word: operators, redirections, substitutions, braces, `~`, comments. */
+const SHELL_SYNTAX = /[\n\r;&|<>()`#{}~]/;
+
+const RESERVED = new Set([
+  "if",
+  "then",
+  "else",
+  "elif",
+  "fi",
+  "do",
+  "done",
+  "case",
+  "esac",
+  "while",
+  "until",
+  "for",
+  "in",
+  "function",
+  "select",
+  "time",
+  "coproc",
+  "!",
+  "[[",
+  "]]",
+]);
+
+function startsLikeAnAssignmentOrKeyword(raw: string): boolean {
+  return RESERVED.has(raw) || /^[A-Za-z_][A-Za-z0-9_]*(\[|\+?=)/.test(raw);
+}
+
+function readWord(line: string, start: number, known: Record<string, string>) {
+  let value = "";
+  let at = start;
+  while (at < line.length && line[at] !== " " && line[at] !== "\t") {
+    const c = line[at] as string;
+    if (c === "'") {
+      const close = line.indexOf("'", at + 1);
+      if (close < 0) return undefined;
+      value += line.slice(at + 1, close);
+      at = close + 1;
+    } else if (c === '"') {
+      const quoted = readDoubleQuoted(line, at + 1, known);
+      if (quoted === undefined) return undefined;
+      value += quoted.value;
+      at = quoted.end;
+    } else if (c === "\\") {
+      if (at + 1 >= line.length || line[at + 1] === "\n" || line[at + 1] === "\r") return undefined;
+      value += line[at + 1];
+      at += 2;
+    } else if (c === "$") {
+      const parameter = readParameter(line, at, known);
+      if (parameter === undefined) return undefined;
+      value += parameter.value;
+      at = parameter.end;
+    } else if (SHELL_SYNTAX.test(c)) {
+      return undefined;
+    } else {
+      value += c;
+      at++;
+    }
+  }
+  return { value, end: at };
+}
+
+function readDoubleQuoted(line: string, start: number, known: Record<string, string>) {
+  let value = "";
+  let at = start;
+  for (;;) {
+    if (at >= line.length) return undefined;
+    const c = line[at] as string;
+    if (c === '"') return { value, end: at + 1 };
+    if (c === "`") return undefined;
+    if (c === "\\" && at + 1 < line.length && '$`"\\\n'.includes(line[at + 1] as string)) {
+      value += line[at + 1];
+      at += 2;
+    } else if (c === "$") {
+      const parameter = readParameter(line, at, known);
+      if (parameter === undefined) return undefined;
+      value += parameter.value;
+      at = parameter.end;
+    } else {
+      value += c;
+      at++;
+    }
+  }
+}
+
+/** `$NAME` or `${NAME}`: its value when known, else the unknown mark; undefined for any other `$`. */
+function readParameter(line: string, start: number, known: Record<string, string>) {
+  const match = /^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})/.exec(line.slice(start));
+  if (match === null) return undefined;
+  const name = (match[1] ?? match[2]) as string;
+  return { value: known[name] ?? UNKNOWN, end: start + match[0].length };
+}
