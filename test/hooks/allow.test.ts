@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createGantrySession, type GantrySession } from "../../src/gantry.js";
+import type { Asker, PermissionAnswer, PermissionRequest } from "../../src/policy/asker.js";
 import type { ApprovalMode } from "../../src/policy/modes.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
 
@@ -64,7 +65,7 @@ const echo = (line: string) => ({
   args: { CommandLine: line, Cwd: ".", WaitMsBeforeAsync: 10_000 },
 });
 
-async function open(files: Record<string, string>, approvalMode: ApprovalMode = "default") {
+async function open(files: Record<string, string>, approvalMode: ApprovalMode = "default", asker?: Asker) {
   ws = await createTempWorkspace(files);
   session = createGantrySession({
     workspace: ws.root,
@@ -72,14 +73,34 @@ async function open(files: Record<string, string>, approvalMode: ApprovalMode = 
     approvalMode,
     requireReadBeforeEdit: false,
     trust: true,
+    ...(asker ? { asker } : {}),
   });
   return session;
 }
 
+/** An interactive user who answers every question with `choice`, and remembers what was asked. */
+function userWho(choice: PermissionAnswer["choice"]) {
+  const asked: PermissionRequest[] = [];
+  const asker: Asker = {
+    kind: "callback",
+    askPermission: async (request) => {
+      asked.push(request);
+      return { choice };
+    },
+    askQuestions: async () => {
+      throw new Error("no questions in this test");
+    },
+  };
+  return { asker, asked };
+}
+
+// Claude Code's allow skips its permission prompt (and Gantry's own contract follows seed 000)
+const SKIPS_THE_QUESTION = ["native", "claude"];
+
 describe("a hook's allow lets the call run without the approval mode's question", () => {
-  for (const [dialect, files] of Object.entries(ALLOW_FILES)) {
+  for (const dialect of SKIPS_THE_QUESTION) {
     it(`${dialect}: a command runs in default mode, headless, where it would be denied without the hook`, async () => {
-      const gantry = await open(files);
+      const gantry = await open(ALLOW_FILES[dialect] as Record<string, string>);
       const result = await gantry.pipeline.run(echo("echo allowed-by-hook"));
       expect(result.text).toContain("allowed-by-hook");
       expect(result.error).toBe(false);
@@ -91,6 +112,98 @@ describe("a hook's allow lets the call run without the approval mode's question"
     const result = await gantry.pipeline.run(echo("echo never"));
     expect(result).toMatchObject({ errorCode: "denied" });
     expect(result.text).toContain("approval mode default");
+  });
+});
+
+// Gemini CLI runs its policy check after BeforeTool whatever the hook said; Qwen Code fires PreToolUse
+// after its approval step: in both an allow is no objection, and the approval mode still judges.
+describe("a Gemini or Qwen hook's allow is no objection: the approval mode still judges", () => {
+  for (const dialect of ["gemini", "qwen"]) {
+    it(`${dialect}: default mode, headless, still denies the command, naming the approval mode`, async () => {
+      const gantry = await open(ALLOW_FILES[dialect] as Record<string, string>);
+      const result = await gantry.pipeline.run(echo("echo not-allowed-by-hook"));
+      expect(result).toMatchObject({ errorCode: "denied" });
+      expect(result.text).toContain("approval mode default");
+    });
+
+    it(`${dialect}: yolo mode runs it, as without the hook`, async () => {
+      const gantry = await open(ALLOW_FILES[dialect] as Record<string, string>, "yolo");
+      const result = await gantry.pipeline.run(echo("echo ran-in-yolo"));
+      expect(result).toMatchObject({ error: false });
+      expect(result.text).toContain("ran-in-yolo");
+    });
+  }
+});
+
+const ASK_FILES: Record<string, Record<string, string>> = {
+  gemini: {
+    ".gemini/settings.json": JSON.stringify({
+      hooks: {
+        BeforeTool: [
+          { matcher: "run_shell_command", hooks: [answer({ decision: "ask", reason: "really run it?" })] },
+        ],
+      },
+    }),
+  },
+  qwen: {
+    ".qwen/settings.json": JSON.stringify({
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: "run_shell_command",
+            hooks: [
+              answer({
+                hookSpecificOutput: {
+                  hookEventName: "PreToolUse",
+                  permissionDecision: "ask",
+                  permissionDecisionReason: "really run it?",
+                },
+              }),
+            ],
+          },
+        ],
+      },
+    }),
+  },
+};
+
+// Gemini CLI's ask sets ASK_USER with a forced decision its tools honour even in auto-edit; Qwen Code's
+// bounces an approved call back to a confirmation: a person confirms in every approval mode.
+describe("a Gemini or Qwen hook's ask forces the question in every approval mode", () => {
+  for (const dialect of ["gemini", "qwen"]) {
+    it(`${dialect}: yolo mode, headless, denies it: nobody can confirm`, async () => {
+      const gantry = await open(ASK_FILES[dialect] as Record<string, string>, "yolo");
+      const result = await gantry.pipeline.run(echo("echo should-not-run"));
+      expect(result).toMatchObject({ errorCode: "denied" });
+      expect(result.text).toContain("really run it?");
+      expect(result.text).toContain("wants a person to confirm every time");
+    });
+
+    it(`${dialect}: yolo mode, interactive, asks the user, who may say yes once`, async () => {
+      const { asker, asked } = userWho("once");
+      const gantry = await open(ASK_FILES[dialect] as Record<string, string>, "yolo", asker);
+      const result = await gantry.pipeline.run(echo("echo confirmed"));
+      expect(result.text).toContain("confirmed");
+      expect(asked).toHaveLength(1);
+      expect(asked[0]?.forced).toBe(true);
+    });
+  }
+
+  it("contrast: Claude's ask is an ordinary ask, which yolo answers", async () => {
+    const gantry = await open(
+      {
+        ".claude/settings.json": JSON.stringify({
+          hooks: {
+            PreToolUse: [
+              { matcher: "Bash", hooks: [answer({ hookSpecificOutput: { permissionDecision: "ask" } })] },
+            ],
+          },
+        }),
+      },
+      "yolo",
+    );
+    const result = await gantry.pipeline.run(echo("echo yolo-answers"));
+    expect(result).toMatchObject({ error: false });
   });
 });
 
@@ -130,7 +243,7 @@ describe("a hook's allow never passes what a rule, the guard or the mode itself 
   });
 
   it("the workspace guard still refuses a secret file and a path outside", async () => {
-    const gantry = await open(ALLOW_FILES.qwen as Record<string, string>);
+    const gantry = await open(ALLOW_FILES.claude as Record<string, string>);
     const write = (file: string) => ({
       name: "write_to_file",
       args: { TargetFile: file, Overwrite: true, CodeContent: "x", Description: "write" },

@@ -46,7 +46,7 @@ describe("Gemini CLI decisions", () => {
     expect(log).toEqual([]);
   });
 
-  it("ask goes to consent, which a headless run answers with a deny naming the hook", async () => {
+  it("ask forces consent, which a headless run answers with a deny naming the hook", async () => {
     ws = await createTempWorkspace({
       ".gemini/settings.json": gemini(echo({ decision: "ask", reason: "sure?" })),
     });
@@ -58,22 +58,19 @@ describe("Gemini CLI decisions", () => {
     });
     expect(commands).toEqual([]);
     expect(await preDecision()).toEqual({
-      verdict: "ask",
+      verdict: "force_ask",
       source: "hook gemini:.gemini/settings.json",
       reason: "sure?",
     });
   });
 
-  it("approve is an allow from the hook, not an unrecognised answer", async () => {
+  it("approve is no objection (Gemini CLI's policy check still runs), not an unrecognised answer", async () => {
     ws = await createTempWorkspace({ ".gemini/settings.json": gemini(echo({ decision: "approve" })) });
     const { pipeline, commands, log } = hookHarness(ws);
     expect(await pipeline.run(call)).toMatchObject({ error: false, text: "ran" });
     expect(commands).toEqual(["make"]);
     expect(log).toEqual([]);
-    expect(await preDecision()).toMatchObject({
-      verdict: "allow",
-      source: "hook gemini:.gemini/settings.json",
-    });
+    expect(await preDecision()).toEqual({ verdict: "allow", source: "hooks" });
   });
 
   it("an unknown decision value is no decision at all (contrast for approve)", async () => {

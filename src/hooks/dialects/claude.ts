@@ -19,14 +19,20 @@ import { permissionAnswer } from "./permission-answer.js";
 import type { DialectTool } from "./tool-map.js";
 import { CLAUDE_TOOLS, QWEN_TOOLS } from "./tool-tables.js";
 
-const PERMISSION: Record<string, Verdict> = { allow: "allow", deny: "deny", ask: "ask" };
-const LEGACY_DECISION: Record<string, Verdict> = { approve: "allow", block: "deny" };
-// Qwen Code also reads the top-level decision of a PreToolUse hook
-const QWEN_DECISION: Record<string, Verdict> = {
-  ...LEGACY_DECISION,
-  allow: "allow",
-  deny: "deny",
-  ask: "ask",
+/**
+ * PreToolUse's `permissionDecision` in Gantry's terms. Claude Code's allow skips its permission prompt;
+ * Qwen Code fires PreToolUse after its approval step, so there an allow is no objection (no verdict: the
+ * approval mode still judges), and its ask bounces the call back to a confirmation in every approval mode
+ * (denied where nobody can answer), as force_ask does.
+ */
+const PERMISSION: Record<"claude" | "qwen", Record<string, Verdict | undefined>> = {
+  claude: { allow: "allow", deny: "deny", ask: "ask" },
+  qwen: { allow: undefined, deny: "deny", ask: "force_ask" },
+};
+// the legacy top-level decision; Qwen Code also reads allow, deny and ask there
+const LEGACY_DECISION: Record<"claude" | "qwen", Record<string, Verdict | undefined>> = {
+  claude: { approve: "allow", block: "deny" },
+  qwen: { approve: undefined, block: "deny", ...PERMISSION.qwen },
 };
 /** Gantry's approval modes in each harness's `permission_mode` words. */
 const PERMISSION_MODES: Record<"claude" | "qwen", Record<string, string>> = {
@@ -155,12 +161,14 @@ function preToolDecision(
   output: Record<string, unknown>,
   specific: Record<string, unknown>,
 ): Pick<HandlerVerdict, "verdict" | "reason"> {
-  const permission = PERMISSION[String(specific.permissionDecision)];
-  if (permission)
-    return { verdict: permission, reason: stringOrUndefined(specific.permissionDecisionReason) };
-  const legacy = (id === "qwen" ? QWEN_DECISION : LEGACY_DECISION)[String(output.decision)];
-  if (legacy) return { verdict: legacy, reason: stringOrUndefined(output.reason) };
-  return {};
+  const permission = String(specific.permissionDecision);
+  if (Object.hasOwn(PERMISSION[id], permission)) {
+    const verdict = PERMISSION[id][permission];
+    return verdict ? { verdict, reason: stringOrUndefined(specific.permissionDecisionReason) } : {};
+  }
+  const legacy = String(output.decision);
+  const verdict = Object.hasOwn(LEGACY_DECISION[id], legacy) ? LEGACY_DECISION[id][legacy] : undefined;
+  return verdict ? { verdict, reason: stringOrUndefined(output.reason) } : {};
 }
 
 /** Exit code 2, by event: Claude Code's table of what its stderr does. */

@@ -20,12 +20,17 @@ import {
 import { argsFromDialect } from "./tool-map.js";
 import { GEMINI_TOOLS } from "./tool-tables.js";
 
-const DECISIONS: Record<string, Verdict> = {
-  allow: "allow",
-  approve: "allow",
+/**
+ * BeforeTool's `decision` in Gantry's terms. Gemini CLI's scheduler runs its policy check after the hook
+ * whatever it said, so `allow`/`approve` are no objection (no verdict: the approval mode still judges),
+ * and `ask` forces the confirmation in every approval mode, as force_ask does.
+ */
+const DECISIONS: Record<string, Verdict | undefined> = {
+  allow: undefined,
+  approve: undefined,
   deny: "deny",
   block: "deny",
-  ask: "ask",
+  ask: "force_ask",
 };
 /** Events whose hooks Gemini CLI only lets advise: `decision` and `continue` are ignored there. */
 const ADVISORY = new Set<HookEvent["kind"]>([
@@ -62,7 +67,8 @@ export const geminiDialect: HookDialect = {
   },
   decode(output, event) {
     const specific = isObject(output.hookSpecificOutput) ? output.hookSpecificOutput : {};
-    const decision = DECISIONS[String(output.decision)];
+    const key = String(output.decision);
+    const decision = Object.hasOwn(DECISIONS, key) ? DECISIONS[key] : undefined;
     const reason = stringOrUndefined(output.reason);
     const common = commonFields(output, reason);
     if (ADVISORY.has(event.kind)) {
