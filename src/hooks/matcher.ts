@@ -30,7 +30,7 @@ export interface CompiledMatcher {
 }
 
 const MATCH_ALL = new Set(["", "*", ".*"]);
-// Claude Code, Qwen Code: a value of only these characters is an exact name or a list of names, not a regex.
+// Claude Code: a value of only these characters is an exact name or a list of names, not a regex.
 const PLAIN_NAMES = /^[A-Za-z0-9_,| -]+$/;
 
 /**
@@ -42,8 +42,8 @@ const PLAIN_NAMES = /^[A-Za-z0-9_,| -]+$/;
 export function compileMatcher(pattern: string | undefined, style: MatcherStyle): CompiledMatcher {
   const source = (pattern ?? "").trim();
   if (MATCH_ALL.has(source)) return { pattern: source, test: () => true, testValue: () => true };
-  const dialectStyle = style === "claude" || style === "qwen";
-  if (dialectStyle && PLAIN_NAMES.test(source)) {
+  if (style === "qwen") return compileQwenMatcher(source);
+  if (style === "claude" && PLAIN_NAMES.test(source)) {
     const names = new Set(
       source
         .split(/[,|]/)
@@ -83,6 +83,46 @@ export function compileMatcher(pattern: string | undefined, style: MatcherStyle)
       (n.dialectName !== undefined && regex.test(n.dialectName)) ||
       n.gantryNames.some((x) => regex.matches(x)),
     testValue: (value) => (style === "gemini" ? value === source : regex.test(value)),
+  };
+}
+
+/**
+ * Qwen Code's rule (its hook-matcher.ts): an exact name (the tool's, an alias, Gantry's) first; then,
+ * unless the matcher starts with `^` or `(`, a `|` list whose trimmed entries match exactly; otherwise an
+ * unanchored regex over Qwen's name for the tool (a list rebuilt from its trimmed, non-empty entries), so
+ * `shell` and `read_` match. Gantry's own names still match a regex only whole.
+ */
+function compileQwenMatcher(source: string): CompiledMatcher {
+  const grouped = source.startsWith("^") || source.startsWith("(");
+  const entries =
+    source.includes("|") && !grouped
+      ? source
+          .split(/(?<!\\)\|/)
+          .map((entry) => entry.trim())
+          .filter(Boolean)
+      : [source];
+  const exact = new Set(entries);
+  const anyEntry = entries.some((entry) => MATCH_ALL.has(entry));
+  let regex: RE2JS | undefined;
+  let problem: string | undefined;
+  if (entries.length > 0 && !anyEntry) {
+    try {
+      regex = loadRe2().compile(entries.join("|"));
+    } catch (cause) {
+      problem = `invalid RE2 pattern "${source}": ${(cause as Error).message}${globHint(source)}`;
+    }
+  }
+  const byName = (subject: string | undefined, others: readonly string[]) =>
+    anyEntry ||
+    [subject, ...others].some((name) => name !== undefined && exact.has(name)) ||
+    (regex !== undefined && subject !== undefined && regex.test(subject));
+  return {
+    pattern: source,
+    ...(problem ? { problem } : {}),
+    test: (n) =>
+      byName(n.dialectName, [...(n.dialectAliases ?? []), ...n.gantryNames]) ||
+      (regex !== undefined && n.gantryNames.some((name) => regex.matches(name))),
+    testValue: (value) => byName(value, []),
   };
 }
 

@@ -65,4 +65,51 @@ describe("dialect matchers", () => {
     expect(invalid.problem).toBeDefined();
     expect(invalid.test(shell)).toBe(false);
   });
+
+  describe("Qwen: exact first, then a | list of exact names, then an unanchored regex (its hook-matcher.ts)", () => {
+    const shell = { ...runCommand, dialectName: "run_shell_command", dialectAliases: ["Shell"] };
+    const read = { ...viewFile, dialectName: "read_file", dialectAliases: ["ReadFile"] };
+
+    it("matches a part of Qwen's name, as its unanchored regex does", () => {
+      expect(compileMatcher("shell", "qwen").test(shell)).toBe(true);
+      expect(compileMatcher("read_", "qwen").test(read)).toBe(true);
+      expect(compileMatcher("read_", "qwen").test(shell)).toBe(false);
+      expect(compileMatcher("^run_", "qwen").test(shell)).toBe(true);
+    });
+
+    it("matches aliases and Gantry's names exactly, never through the regex", () => {
+      expect(compileMatcher("Shell", "qwen").test(shell)).toBe(true);
+      expect(compileMatcher("run_command", "qwen").test(shell)).toBe(true);
+      expect(compileMatcher("Shel", "qwen").test(shell)).toBe(false);
+      expect(compileMatcher("execution", "qwen").test(shell)).toBe(false);
+    });
+
+    it("reads a | list entry by entry, trimmed, and never as a match-all for a stray |", () => {
+      expect(compileMatcher("edit | Shell", "qwen").test(shell)).toBe(true);
+      expect(compileMatcher("edit|write_", "qwen").test(shell)).toBe(false);
+      expect(compileMatcher("edit|shell", "qwen").test(shell)).toBe(true);
+      expect(compileMatcher("edit|", "qwen").test(shell)).toBe(false);
+      expect(compileMatcher("|", "qwen").test(shell)).toBe(false);
+      expect(compileMatcher("edit|*", "qwen").test(shell)).toBe(true);
+    });
+
+    it("has no comma lists (contrast: Claude's)", () => {
+      expect(compileMatcher("edit, run_shell_command", "qwen").test(shell)).toBe(false);
+      expect(compileMatcher("Edit, Bash", "claude").test({ ...runCommand, dialectName: "Bash" })).toBe(true);
+    });
+
+    it("valid matchers report no problem; a pattern RE2 cannot compile is reported and matches nothing", () => {
+      for (const pattern of ["shell", "read_", "edit|write_file", "^(read|write)_file$", "mcp__.*"])
+        expect(compileMatcher(pattern, "qwen").problem).toBeUndefined();
+      const lookahead = compileMatcher("(?!read)_file", "qwen");
+      expect(lookahead.problem).toMatch(/invalid RE2 pattern/);
+      expect(lookahead.test(read)).toBe(false);
+    });
+
+    it("lifecycle facts follow the same rule", () => {
+      expect(compileMatcher("start", "qwen").testValue("startup")).toBe(true);
+      expect(compileMatcher("resume|clear", "qwen").testValue("clear")).toBe(true);
+      expect(compileMatcher("resume|clear", "qwen").testValue("startup")).toBe(false);
+    });
+  });
 });
