@@ -48,10 +48,7 @@ const CALLS: Record<string, Args> = {
 /** tool_input for each call, as the harness's own tools take it (`<root>` is the workspace). */
 const SHAPES: Record<string, Record<string, [string, Args]>> = {
   claude: {
-    run_command: [
-      "Bash",
-      { command: "npm test", timeout: 5000, run_in_background: false, cwd: "<root>/src" },
-    ],
+    run_command: ["Bash", { command: "npm test", run_in_background: false, cwd: "<root>/src" }],
     view_file: ["Read", { file_path: "<root>/src/a.ts", offset: 10, limit: 10 }],
     write_to_file: ["Write", { file_path: "<root>/b.txt", content: "hello" }],
     replace_file_content: [
@@ -118,7 +115,7 @@ const SHAPES: Record<string, Record<string, [string, Args]>> = {
   qwen: {
     run_command: [
       "run_shell_command",
-      { command: "npm test", is_background: false, timeout: 5000, directory: "<root>/src" },
+      { command: "npm test", is_background: false, directory: "<root>/src" },
     ],
     view_file: ["read_file", { file_path: "<root>/src/a.ts", offset: 9, limit: 10 }],
     write_to_file: ["write_file", { file_path: "<root>/b.txt", content: "hello" }],

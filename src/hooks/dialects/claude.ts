@@ -62,7 +62,7 @@ function claudeFamily(id: "claude" | "qwen", tools: Record<string, DialectTool>)
         permission_mode: PERMISSION_MODES[id][session.approvalMode] ?? "default",
         hook_event_name: rule.key,
         ...(id === "qwen" ? { timestamp: new Date().toISOString() } : {}),
-        ...eventFields(tools, event, session, rule),
+        ...eventFields(id, tools, event, session, rule),
       };
       const agentId = "call" in event ? event.call.agentId : event.agentId;
       if (agentId !== "main" && payload.agent_id === undefined) payload.agent_id = agentId;
@@ -84,6 +84,7 @@ function ruleAccepts(rule: HookRule, event: HookEvent): boolean {
 }
 
 function eventFields(
+  id: "claude" | "qwen",
   tools: Record<string, DialectTool>,
   event: HookEvent,
   session: HookSessionFacts,
@@ -96,6 +97,7 @@ function eventFields(
     case "post_tool_execution": {
       const base = toolFields(tools, event.call, session);
       const { result } = event;
+      if (id === "qwen") return { ...base, ...qwenResponse(result, rule) };
       const response: Record<string, unknown> = {
         success: !result.error,
         output: result.text,
@@ -189,6 +191,16 @@ function exitTwo(stderr: string, event: HookEvent): HandlerVerdict {
       // the rest show stderr to the user only
       return stderr ? { systemMessage: stderr } : {};
   }
+}
+
+/**
+ * Qwen Code's PostToolUse `tool_response` is its tool result, `{ llmContent, returnDisplay }` (the text the
+ * model reads, the text the user sees: one text in Gantry); PostToolUseFailure carries `error` and
+ * `is_interrupt` instead.
+ */
+function qwenResponse(result: ToolResult, rule: HookRule): Record<string, unknown> {
+  if (rule.only === "failure") return { error: result.text, is_interrupt: result.errorCode === "aborted" };
+  return { tool_response: { llmContent: result.text, returnDisplay: result.text } };
 }
 
 /** Claude Code's Bash `tool_response` fields: the command's own output as `stdout`, and whether it was cut short. */

@@ -52,6 +52,18 @@ export function backgroundFlag(dialect: string): FieldMap {
   };
 }
 
+/**
+ * An argument of the harness's tool that Gantry's tool has no counterpart for (Claude's and Qwen's Bash
+ * `timeout`, a kill deadline): never shown to hooks, and a rewrite that sets it is refused, not dropped.
+ */
+export function unsupported(dialect: string, why: string): FieldMap {
+  return {
+    keys: [dialect],
+    to: () => undefined,
+    from: (input) => (input[dialect] === undefined ? undefined : `it sets ${dialect}, but ${why}`),
+  };
+}
+
 /** A first line and a count (Claude's 1-based offset, Qwen's 0-based one) for StartLine–EndLine. */
 export function lineWindow(base: 0 | 1): FieldMap {
   return {

@@ -10,8 +10,15 @@ import {
   negated,
   promptUrl,
   sameNames,
+  unsupported,
 } from "./tool-map.js";
 
+// Claude's and Qwen's Bash `timeout` kills the command; Gantry's WaitMsBeforeAsync sends it to the background
+const noKillDeadline = () =>
+  unsupported(
+    "timeout",
+    "run_command has no per-call kill deadline (WaitMsBeforeAsync only sends the command to the background; the session's command timeout ends it)",
+  );
 const file = (gantry: string, dialect = "file_path") => field(gantry, dialect, { path: true });
 const AGENT_ARGS = sameNames(
   "description",
@@ -31,7 +38,7 @@ export const CLAUDE_TOOLS: Record<string, DialectTool> = {
     name: "Bash",
     fields: [
       field("CommandLine", "command"),
-      field("WaitMsBeforeAsync", "timeout"),
+      noKillDeadline(),
       backgroundFlag("run_in_background"),
       field("Cwd", "cwd", { path: true }),
     ],
@@ -121,7 +128,7 @@ export const QWEN_TOOLS: Record<string, DialectTool> = {
     fields: [
       field("CommandLine", "command"),
       backgroundFlag("is_background"),
-      field("WaitMsBeforeAsync", "timeout"),
+      noKillDeadline(),
       field("Cwd", "directory", { path: true }),
     ],
   },
