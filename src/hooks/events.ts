@@ -1,4 +1,4 @@
-import type { ToolResult } from "../tools/contract.js";
+import type { McpToolOrigin, ToolResult } from "../tools/contract.js";
 
 /**
  * Every lifecycle event Gantry fires, by its native name (the keys of `.agents/hooks.json`), and what a
@@ -90,6 +90,8 @@ export interface ToolCallFacts {
   requestedName: string;
   aliases: readonly string[];
   args: Record<string, unknown>;
+  /** An MCP server's tool: its server and own name (Gemini CLI names it `mcp_<server>_<tool>`). */
+  mcp?: McpToolOrigin;
 }
 
 /** What a model is asked, as Gemini CLI's hooks see it (its stable `llm_request`). */

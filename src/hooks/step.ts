@@ -103,5 +103,6 @@ export function callFacts(
     requestedName: call.requestedName,
     aliases: call.tool.spec.aliases ?? [],
     args: call.args,
+    ...(call.tool.spec.mcp ? { mcp: call.tool.spec.mcp } : {}),
   };
 }

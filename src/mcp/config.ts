@@ -2,6 +2,7 @@ import path from "node:path";
 import { z } from "zod";
 import { lazySchema } from "../config/lazy-schema.js";
 import type { Origin } from "../config/provenance.js";
+import type { McpConnectionFacts } from "../tools/contract.js";
 import { shownPairs } from "../trust/shown-value.js";
 
 /**
@@ -83,10 +84,23 @@ export interface McpServerConfig {
   verbatim: string;
   /** What trusting it enables, as written: env, cwd and headers too (reviewedOf). */
   reviewed: string;
+  /** How it is reached, for hooks (Gemini CLI's `mcp_context`): never env or headers. */
+  connection: McpConnectionFacts;
   /** A trusted workspace server's scripts with the digests trust approved, checked before each start. */
   scripts?: { file: string; digest: string }[];
   /** Why it cannot start (an unset variable), reported instead of starting it. */
   problem?: string;
+}
+
+/**
+ * A server's non-secret connection details: the command, its arguments and the URL as written (a
+ * `${VAR}` stays unexpanded, so a secret it names never reaches a hook), and the folder it starts in.
+ */
+export function connectionFactsOf(entry: McpServerEntry, cwd: string | undefined): McpConnectionFacts {
+  if (entry.command !== undefined)
+    return { command: entry.command, args: [...(entry.args ?? [])], ...(cwd ? { cwd } : {}) };
+  const url = entry.httpUrl ?? entry.url;
+  return url === undefined ? {} : { url };
 }
 
 /** Server names become part of tool names (`mcp__<name>__<tool>`): letters, digits, `-` and `_`. */
@@ -167,6 +181,10 @@ export function resolveServer(entry: McpServerEntry, context: ResolveContext): M
     origin: context.origin,
     verbatim: verbatimOf(entry),
     reviewed: reviewedOf(entry),
+    connection: connectionFactsOf(
+      entry,
+      typeof transport !== "string" && transport.kind === "stdio" ? transport.cwd : undefined,
+    ),
     ...(problems.length > 0 ? { problem: problems.join("; ") } : {}),
   };
 }

@@ -45,6 +45,7 @@ export function createMcpTool(connection: McpConnection, info: McpToolInfo): Any
       jsonSchema: declared,
       safety: "execute",
       group: "MCP",
+      mcp: { server, tool: info.name, connection: connection.config.connection },
       ...(connection.config.subagentOnly ? { audience: "subagents" as const } : {}),
     },
     async execute(args, ctx) {

@@ -86,6 +86,21 @@ export interface ShellCommand {
   feeds?: ShellCommand;
 }
 
+/** Non-secret details of how an MCP server is reached (no env, no headers). */
+export interface McpConnectionFacts {
+  command?: string;
+  args?: string[];
+  cwd?: string;
+  url?: string;
+}
+
+/** Where an MCP tool comes from: its server, the tool's own name there, and how the server is reached. */
+export interface McpToolOrigin {
+  server: string;
+  tool: string;
+  connection: McpConnectionFacts;
+}
+
 export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
@@ -107,6 +122,8 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
    * server's tool): `parameters` then validates against this schema rather than describing it.
    */
   jsonSchema?: Record<string, unknown>;
+  /** An MCP server's tool: which server and tool (hook dialects name and describe it their way). */
+  mcp?: McpToolOrigin;
   /** `subagents`: left out of the main agent's declarations and calls; a subagent that names it gets it. */
   audience?: "all" | "subagents";
   /**

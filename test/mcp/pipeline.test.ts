@@ -6,7 +6,7 @@ import type { Settings } from "../../src/config/settings.js";
 import { createGantrySession, type GantrySession } from "../../src/gantry.js";
 import type { ApprovalMode } from "../../src/policy/modes.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
-import { everythingStdio } from "./support.js";
+import { EVERYTHING, everythingStdio } from "./support.js";
 
 let ws: TempWorkspace;
 let session: GantrySession | undefined;
@@ -105,7 +105,7 @@ describe("hooks on MCP tools", () => {
     expect(result.text).toContain("no MCP echo today");
   }, 60_000);
 
-  it("Claude Code and Gemini CLI hooks see the mcp__ name and the server's arguments", async () => {
+  it("Claude Code hooks see the mcp__ name, Gemini CLI hooks the mcp_ name and mcp_context", async () => {
     ws = await createTempWorkspace();
     const log = (name: string) => `cat > ${JSON.stringify(path.join(ws.parent, `${name}.json`))}`;
     await ws.write(
@@ -122,9 +122,7 @@ describe("hooks on MCP tools", () => {
       ".gemini/settings.json",
       JSON.stringify({
         hooks: {
-          AfterTool: [
-            { matcher: "mcp__everything__.*", hooks: [{ type: "command", command: log("gemini") }] },
-          ],
+          AfterTool: [{ matcher: "mcp_everything_.*", hooks: [{ type: "command", command: log("gemini") }] }],
         },
       }),
     );
@@ -137,11 +135,67 @@ describe("hooks on MCP tools", () => {
       tool_name: "mcp__everything__echo",
       tool_input: { message: "seen by hooks" },
     });
+    expect(claude).not.toHaveProperty("mcp_context");
     const gemini = JSON.parse(readFileSync(path.join(ws.parent, "gemini.json"), "utf8"));
     expect(gemini).toMatchObject({
-      tool_name: "mcp__everything__echo",
+      tool_name: "mcp_everything_echo",
       tool_input: { message: "seen by hooks" },
+      mcp_context: {
+        server_name: "everything",
+        tool_name: "echo",
+        command: process.execPath,
+        args: [EVERYTHING, "stdio"],
+      },
     });
     expect(JSON.stringify(gemini.tool_response)).toContain("seen by hooks");
+  }, 60_000);
+
+  it("a Gemini BeforeTool guard on mcp_<server>_.* denies the call; mcp_context holds no env or expanded secret", async () => {
+    ws = await createTempWorkspace();
+    const guard = `import json, os, sys
+event = json.load(sys.stdin)
+with open(os.path.join(os.environ["GEMINI_PROJECT_DIR"], "..", "before.json"), "w") as out:
+    json.dump(event, out)
+print(json.dumps({"decision": "deny", "reason": "no " + event["mcp_context"]["tool_name"] + " from " + event["mcp_context"]["server_name"]}))
+`;
+    await ws.write(".gemini/hooks/guard.py", guard);
+    await ws.write(
+      ".gemini/settings.json",
+      JSON.stringify({
+        hooks: {
+          BeforeTool: [
+            {
+              matcher: "mcp_everything_.*",
+              hooks: [{ type: "command", command: 'python3 "$GEMINI_PROJECT_DIR/.gemini/hooks/guard.py"' }],
+            },
+          ],
+        },
+      }),
+    );
+    process.env.EVERYTHING_TOKEN = "t0ken";
+    session = createGantrySession({
+      workspace: ws.root,
+      home: ws.home,
+      mcpServers: {
+        everything: everythingStdio({
+          args: [EVERYTHING, "stdio", "${EVERYTHING_TOKEN}"],
+          env: { API_KEY: "s3cret" },
+        }),
+      },
+      approvalMode: "yolo",
+      trust: true,
+    });
+    try {
+      await session.mcp.startMain();
+    } finally {
+      delete process.env.EVERYTHING_TOKEN;
+    }
+    const result = await session.pipeline.run(echo("hi"));
+    expect(result.errorCode).toBe("denied");
+    expect(result.text).toContain("no echo from everything");
+    const seen = readFileSync(path.join(ws.parent, "before.json"), "utf8");
+    expect(JSON.parse(seen).mcp_context.args).toEqual([EVERYTHING, "stdio", "${EVERYTHING_TOKEN}"]);
+    expect(seen).not.toContain("s3cret");
+    expect(seen).not.toContain("t0ken");
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 import type { Verdict } from "../../tools/gates.js";
-import type { HookEvent, HookSessionFacts } from "../events.js";
+import type { HookEvent, HookSessionFacts, ToolCallFacts } from "../events.js";
 import { llmRequestEdit } from "../llm-request.js";
 import {
   commonFields,
@@ -46,7 +46,10 @@ const ADVISORY = new Set<HookEvent["kind"]>([
 export const geminiDialect: HookDialect = {
   id: "gemini",
   exitTwoBlocks: true,
-  matchNames: (call) => matchNamesIn(GEMINI_TOOLS, call),
+  matchNames: (call) =>
+    call.mcp
+      ? { gantryNames: [call.name, ...call.aliases], dialectName: geminiMcpName(call.mcp) }
+      : matchNamesIn(GEMINI_TOOLS, call),
   // Gemini CLI starts sessions on startup, resume and /clear, never after a compression, and notifies
   // of permission questions only
   accepts: (_rule, event) =>
@@ -159,15 +162,34 @@ function tailCallOf(value: unknown): HandlerVerdict["tail"] {
   return { name: gantryName, args: args.ok ? args.args : input };
 }
 
+/** `tool_name` and `tool_input` as Gemini CLI sends them; an MCP tool's also carry `mcp_context`. */
+function geminiToolFields(call: ToolCallFacts, session: HookSessionFacts): Record<string, unknown> {
+  const { tool_use_id: _id, ...fields } = toolFields(GEMINI_TOOLS, call, session);
+  if (!call.mcp) return fields;
+  const { server, tool, connection } = call.mcp;
+  // Gemini CLI's extractMcpContext: non-secret connection details only (no env, no headers)
+  const context = { server_name: server, tool_name: tool, ...connection };
+  return { ...fields, tool_name: geminiMcpName(call.mcp), mcp_context: context };
+}
+
+/**
+ * An MCP tool's name in Gemini CLI: `mcp_<server>_<tool>`, characters its API refuses as `_`, and a name
+ * past 63 characters cut to its first and last 30 around `...` (its mcp-tool.ts generateValidName).
+ */
+export function geminiMcpName(origin: { server: string; tool: string }): string {
+  const joined = `${origin.server}_${origin.tool}`;
+  let name = (joined.startsWith("mcp_") ? joined : `mcp_${joined}`).replace(/[^a-zA-Z0-9_\-.:]/g, "_");
+  if (name.length > 63) name = `${name.slice(0, 30)}...${name.slice(-30)}`;
+  return name;
+}
+
 function eventFields(event: HookEvent, session: HookSessionFacts): Record<string, unknown> {
   switch (event.kind) {
     case "pre_tool_execution":
-    case "permission_request": {
-      const { tool_use_id: _id, ...fields } = toolFields(GEMINI_TOOLS, event.call, session);
-      return fields;
-    }
+    case "permission_request":
+      return geminiToolFields(event.call, session);
     case "post_tool_execution": {
-      const { tool_use_id: _id, ...fields } = toolFields(GEMINI_TOOLS, event.call, session);
+      const fields = geminiToolFields(event.call, session);
       const { result } = event;
       const response = {
         llmContent: result.text,
