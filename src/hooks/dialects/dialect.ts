@@ -3,6 +3,7 @@ import type { HookEvent, HookSessionFacts, ToolCallFacts } from "../events.js";
 import type { LlmRequestEdit } from "../llm-request.js";
 import type { MatchNames } from "../matcher.js";
 import type { DialectId, HookRule } from "../rules.js";
+import { dialectToolFor } from "./shell-views.js";
 import { argsFromDialect, argsToDialect, type DialectTool } from "./tool-map.js";
 
 /** What one handler said, in Gantry's terms; failures (timeouts, crashes, odd output) carry `failure`. */
@@ -101,7 +102,7 @@ export function commonFields(output: Record<string, unknown>, fallbackReason?: s
 
 /** The dialect's name for a tool first, then the other names that harness gives it. */
 export function matchNamesIn(tools: Record<string, DialectTool>, call: ToolCallFacts): MatchNames {
-  const tool = tools[call.name];
+  const tool = dialectToolFor(tools, call);
   return {
     gantryNames: [call.name, ...call.aliases],
     ...(tool ? { dialectName: tool.name, dialectAliases: tool.aliases ?? [] } : {}),
@@ -114,7 +115,7 @@ export function toolFields(
   call: ToolCallFacts,
   session: HookSessionFacts,
 ): Record<string, unknown> {
-  const tool = tools[call.name];
+  const tool = dialectToolFor(tools, call);
   return {
     tool_name: tool?.name ?? call.name,
     tool_input: argsToDialect(tool, call.args, session.workspaceRoot),
@@ -128,7 +129,7 @@ export function rewriteFrom(
   call: ToolCallFacts,
   input: Record<string, unknown>,
 ): Pick<HandlerVerdict, "args" | "verdict" | "reason"> {
-  const merged = argsFromDialect(tools[call.name], input, call.args);
+  const merged = argsFromDialect(dialectToolFor(tools, call), input, call.args);
   if (merged.ok) return { args: merged.args };
   return { verdict: "deny", reason: `the hook's rewrite cannot be applied: ${merged.message}` };
 }
