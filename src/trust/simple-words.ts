@@ -55,65 +55,63 @@ function startsLikeAnAssignmentOrKeyword(raw: string): boolean {
   return RESERVED.has(raw) || /^[A-Za-z_][A-Za-z0-9_]*(\[|\+?=)/.test(raw);
 }
 
-function readWord(line: string, start: number, known: Record<string, string>) {
+/** A stretch of a word as read, with where reading goes on. */
+interface Piece {
+  value: string;
+  end: number;
+}
+
+function readWord(line: string, start: number, known: Record<string, string>): Piece | undefined {
   let value = "";
   let at = start;
   while (at < line.length && line[at] !== " " && line[at] !== "\t") {
-    const c = line[at] as string;
-    if (c === "'") {
-      const close = line.indexOf("'", at + 1);
-      if (close < 0) return undefined;
-      value += line.slice(at + 1, close);
-      at = close + 1;
-    } else if (c === '"') {
-      const quoted = readDoubleQuoted(line, at + 1, known);
-      if (quoted === undefined) return undefined;
-      value += quoted.value;
-      at = quoted.end;
-    } else if (c === "\\") {
-      if (at + 1 >= line.length || line[at + 1] === "\n" || line[at + 1] === "\r") return undefined;
-      value += line[at + 1];
-      at += 2;
-    } else if (c === "$") {
-      const parameter = readParameter(line, at, known);
-      if (parameter === undefined) return undefined;
-      value += parameter.value;
-      at = parameter.end;
-    } else if (SHELL_SYNTAX.test(c)) {
-      return undefined;
-    } else {
-      value += c;
-      at++;
-    }
+    const piece = unquotedPiece(line, at, known);
+    if (piece === undefined) return undefined;
+    value += piece.value;
+    at = piece.end;
   }
   return { value, end: at };
 }
 
-function readDoubleQuoted(line: string, start: number, known: Record<string, string>) {
+function unquotedPiece(line: string, at: number, known: Record<string, string>): Piece | undefined {
+  const c = line[at] as string;
+  if (c === "'") {
+    const close = line.indexOf("'", at + 1);
+    return close < 0 ? undefined : { value: line.slice(at + 1, close), end: close + 1 };
+  }
+  if (c === '"') return readDoubleQuoted(line, at + 1, known);
+  if (c === "\\") {
+    const next = line[at + 1];
+    return next === undefined || next === "\n" || next === "\r" ? undefined : { value: next, end: at + 2 };
+  }
+  if (c === "$") return readParameter(line, at, known);
+  return SHELL_SYNTAX.test(c) ? undefined : { value: c, end: at + 1 };
+}
+
+/** From just after an opening `"` to just after its closing one. */
+function readDoubleQuoted(line: string, start: number, known: Record<string, string>): Piece | undefined {
   let value = "";
   let at = start;
-  for (;;) {
-    if (at >= line.length) return undefined;
-    const c = line[at] as string;
-    if (c === '"') return { value, end: at + 1 };
-    if (c === "`") return undefined;
-    if (c === "\\" && at + 1 < line.length && '$`"\\\n'.includes(line[at + 1] as string)) {
-      value += line[at + 1];
-      at += 2;
-    } else if (c === "$") {
-      const parameter = readParameter(line, at, known);
-      if (parameter === undefined) return undefined;
-      value += parameter.value;
-      at = parameter.end;
-    } else {
-      value += c;
-      at++;
-    }
+  while (line[at] !== '"') {
+    const piece = quotedPiece(line, at, known);
+    if (piece === undefined) return undefined;
+    value += piece.value;
+    at = piece.end;
   }
+  return { value, end: at + 1 };
+}
+
+function quotedPiece(line: string, at: number, known: Record<string, string>): Piece | undefined {
+  const c = line[at];
+  if (c === undefined || c === "`") return undefined;
+  const next = line[at + 1];
+  if (c === "\\" && next !== undefined && '$`"\\\n'.includes(next)) return { value: next, end: at + 2 };
+  if (c === "$") return readParameter(line, at, known);
+  return { value: c, end: at + 1 };
 }
 
 /** `$NAME` or `${NAME}`: its value when known, else the unknown mark; undefined for any other `$`. */
-function readParameter(line: string, start: number, known: Record<string, string>) {
+function readParameter(line: string, start: number, known: Record<string, string>): Piece | undefined {
   const match = /^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})/.exec(line.slice(start));
   if (match === null) return undefined;
   const name = (match[1] ?? match[2]) as string;
