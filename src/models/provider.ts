@@ -39,7 +39,7 @@ export const HOW_TO_CONFIGURE_A_MODEL = `No model is configured. Choose one of:
   gantry --model anthropic:claude-sonnet-4-5 ...      (key in ANTHROPIC_API_KEY)
   gantry --model openai:gpt-4.1 ...                   (key in OPENAI_API_KEY)
   gantry --model openai-compatible:qwen3 --base-url http://localhost:11434/v1 ...
-or set it once in .agents/settings.json (in your home or the workspace):
+or set it once in ~/.agents/settings.json (or in .agents/settings.json of a folder you trust):
   { "model": "anthropic:claude-sonnet-4-5" }
   { "model": "openai-compatible:qwen3", "baseUrl": "http://localhost:11434/v1" }`;
 
