@@ -188,4 +188,9 @@ export interface HookSessionFacts {
   transcriptPath: string;
   /** Gantry's approval mode (`default`, `auto-edit`, `yolo`, `plan`); dialects say it in their words. */
   approvalMode: string;
+  /**
+   * A transcript (the session's, or a subagent's) as another harness writes its own, brought up to date
+   * for a hook of that dialect (src/hooks/transcripts/views.ts); "" when there is none.
+   */
+  transcriptFor(dialect: "claude" | "gemini" | "qwen", source: string): string;
 }

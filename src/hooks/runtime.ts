@@ -23,6 +23,7 @@ import { runCommandHook } from "./run-command.js";
 import { runFunctionHook } from "./run-function.js";
 import { expandHeaderValues, runHttpHook } from "./run-http.js";
 import { type AgentJudge, runPromptHook } from "./run-prompt.js";
+import { createTranscriptViews } from "./transcripts/views.js";
 
 export interface HookRuntimeOptions {
   config: HookConfig;
@@ -106,12 +107,18 @@ export function createHookRuntime(options: HookRuntimeOptions): HookRuntime {
   const log = (line: string) => sink(showControls(line));
   const baseEnv = options.env ?? process.env;
   const maxOutputBytes = options.maxOutputBytes ?? ONE_MIB;
+  const views = createTranscriptViews({
+    sessionId: () => identity.sessionId,
+    cwd: options.workspaceRoot,
+    log,
+  });
   const session = (): HookSessionFacts => ({
     sessionId: identity.sessionId,
     environmentId,
     workspaceRoot: options.workspaceRoot,
     transcriptPath: identity.transcriptPath,
     approvalMode: options.approvalMode?.() ?? "default",
+    transcriptFor: views.pathFor,
   });
   const hookEnvFor = sessionEnvironment(baseEnv);
 

@@ -372,8 +372,14 @@ describe("gantry -p", () => {
     const sessionId = JSON.parse(run.stdout).session_id as string;
     const input = JSON.parse(readFileSync(path.join(ws.root, "hook-input.json"), "utf8"));
     const transcript = path.join(sessionsDir(ws.home, realpathSync(ws.root)), `${sessionId}.jsonl`);
-    expect(input).toMatchObject({ session_id: sessionId, transcript_path: transcript, tool_name: "Read" });
-    expect(readFileSync(input.transcript_path, "utf8")).toContain('"type":"session"');
+    // Claude Code's own transcript format, in a view beside the session file (test/hooks/transcript-views*)
+    const view = path.join(transcript.slice(0, -".jsonl".length) + ".views", "claude.jsonl");
+    expect(input).toMatchObject({ session_id: sessionId, transcript_path: view, tool_name: "Read" });
+    expect(JSON.parse(readFileSync(input.transcript_path, "utf8").split("\n")[0] as string)).toMatchObject({
+      type: "user",
+      sessionId,
+      message: { role: "user", content: "Read notes.txt" },
+    });
     // the hook runner started it (the bundle runs the library build's script), not the session's process
     expect(readFileSync(path.join(ws.root, "hook-ancestry.txt"), "utf8")).toMatch(
       /dist\/hooks\/hook-runner-process\.js/,

@@ -57,7 +57,7 @@ function claudeFamily(id: "claude" | "qwen", tools: Record<string, DialectTool>)
     encode(event, session, rule) {
       const payload: Record<string, unknown> = {
         session_id: session.sessionId,
-        transcript_path: session.transcriptPath,
+        transcript_path: session.transcriptFor(id, session.transcriptPath),
         cwd: session.workspaceRoot,
         permission_mode: PERMISSION_MODES[id][session.approvalMode] ?? "default",
         hook_event_name: rule.key,
@@ -66,6 +66,8 @@ function claudeFamily(id: "claude" | "qwen", tools: Record<string, DialectTool>)
       };
       const agentId = "call" in event ? event.call.agentId : event.agentId;
       if (agentId !== "main" && payload.agent_id === undefined) payload.agent_id = agentId;
+      if (typeof payload.agent_transcript_path === "string")
+        payload.agent_transcript_path = session.transcriptFor(id, payload.agent_transcript_path);
       return payload;
     },
     decode: (output, event) => decodeClaude(id, tools, output, event),

@@ -58,7 +58,7 @@ export const geminiDialect: HookDialect = {
   encode(event, session, rule) {
     const payload: Record<string, unknown> = {
       session_id: session.sessionId,
-      transcript_path: session.transcriptPath,
+      transcript_path: session.transcriptFor("gemini", session.transcriptPath),
       cwd: session.workspaceRoot,
       hook_event_name: rule.key,
       timestamp: new Date().toISOString(),
