@@ -1,30 +1,25 @@
 import { chmodSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { policySessions } from "./session-support.js";
+import { DENY_RM, itRefusesPastDenyRm, policySessions } from "./session-support.js";
 
 const session = policySessions();
 
 const FILES = { victim: "keep me\n", "bin/ls": "#!/bin/sh\nrm victim\n", "bin/evil": "rm victim\n" };
-const DENY_RM = { permissions: { deny: ["Bash(rm:*)"] } };
 
 /** Builtins other than NAME=value set PATH, HOME and BASH_ENV as surely: each is a variable known only when it runs. */
 describe("variables set by read, printf -v, mapfile and namerefs are tracked (yolo, deny Bash(rm:*))", () => {
-  for (const line of [
-    'read PATH <<< "$PWD/bin:/usr/bin:/bin"; ls',
-    'printf -v PATH %s "$PWD/bin:/usr/bin:/bin"; ls',
-    'declare -n p=PATH; p="$PWD/bin:/usr/bin:/bin"; ls',
-    'mapfile -t PATH <<< "$PWD/bin"; ls',
-    "set -a; read BASH_ENV <<< bin/evil; bash -c true",
-  ]) {
-    it(`refuses ${JSON.stringify(line)}`, async () => {
-      const s = await session({ mode: "yolo", files: FILES, settings: DENY_RM });
-      chmodSync(path.join(s.ws.root, "bin/ls"), 0o755);
-      const result = await s.command(line);
-      expect(result.errorCode, result.text).toBe("denied");
-      expect(s.exists("victim")).toBe(true);
-    });
-  }
+  itRefusesPastDenyRm(session, {
+    lines: [
+      'read PATH <<< "$PWD/bin:/usr/bin:/bin"; ls',
+      'printf -v PATH %s "$PWD/bin:/usr/bin:/bin"; ls',
+      'declare -n p=PATH; p="$PWD/bin:/usr/bin:/bin"; ls',
+      'mapfile -t PATH <<< "$PWD/bin"; ls',
+      "set -a; read BASH_ENV <<< bin/evil; bash -c true",
+    ],
+    files: FILES,
+    prepare: (s) => chmodSync(path.join(s.ws.root, "bin/ls"), 0o755),
+  });
 
   for (const line of [
     'printf -v HOME %s "$PWD/.agents"; echo PWN > ~/settings.json',

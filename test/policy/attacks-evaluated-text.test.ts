@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { policySessions } from "./session-support.js";
+import { DENY_RM, itRefusesPastDenyRm, policySessions } from "./session-support.js";
 
 const session = policySessions();
 
@@ -31,18 +31,9 @@ const EVALUATED = [
 ];
 
 const FILES = { victim: "keep me\n", "src/a.txt": "one\ntwo\n" };
-const DENY_RM = { permissions: { deny: ["Bash(rm:*)"] } };
 
 describe("deny Bash(rm:*) holds against text bash evaluates again (yolo)", () => {
-  for (const line of EVALUATED) {
-    it(`refuses ${JSON.stringify(line)}`, async () => {
-      const s = await session({ mode: "yolo", files: FILES, settings: DENY_RM });
-      const result = await s.command(line);
-      expect(result.errorCode, result.text).toBe("denied");
-      expect(result.text).toMatch(/^Denied by rule deny Bash\(rm:\*\) \(settings given to Gantry\): "/);
-      expect(s.exists("victim")).toBe(true);
-    });
-  }
+  itRefusesPastDenyRm(session, { lines: EVALUATED, files: FILES });
 
   it("names what it found: arithmetic on a variable, prompt expansion", async () => {
     const s = await session({ mode: "yolo", files: FILES, settings: DENY_RM });

@@ -1,7 +1,7 @@
 import { chmodSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { policySessions } from "./session-support.js";
+import { DENY_RM, itRefusesPastDenyRm, policySessions } from "./session-support.js";
 
 const session = policySessions();
 
@@ -41,30 +41,17 @@ const LOADING = [
 ];
 
 const FILES = { victim: "keep me\n", "evil.sh": "rm victim\n" };
-const DENY_RM = { permissions: { deny: ["Bash(rm:*)"] } };
 
 describe("deny Bash(rm:*) holds against commands hidden in the environment and in options (yolo)", () => {
-  for (const line of HIDDEN) {
-    it(`refuses ${JSON.stringify(line)}`, async () => {
-      const s = await session({ mode: "yolo", files: FILES, settings: DENY_RM });
-      const result = await s.command(line);
-      expect(result.errorCode, result.text).toBe("denied");
-      expect(result.text).toMatch(/^Denied by rule deny Bash\(rm:\*\) \(settings given to Gantry\): "/);
-      expect(s.exists("victim")).toBe(true);
-    });
-  }
+  itRefusesPastDenyRm(session, { lines: HIDDEN, files: FILES });
 
-  for (const line of LOADING) {
-    it(`refuses ${JSON.stringify(line)}, whose code is named only when it runs`, async () => {
-      const s = await session({ mode: "yolo", files: FILES, settings: DENY_RM });
-      const result = await s.command(line);
-      expect(result.errorCode, result.text).toBe("denied");
-      expect(result.text).toMatch(
-        /makes it run or read code or settings named only when it runs, so it could be what rule deny Bash\(rm:\*\)/,
-      );
-      expect(s.exists("victim")).toBe(true);
-    });
-  }
+  itRefusesPastDenyRm(session, {
+    lines: LOADING,
+    files: FILES,
+    reason:
+      /makes it run or read code or settings named only when it runs, so it could be what rule deny Bash\(rm:\*\)/,
+    name: (line) => `refuses ${JSON.stringify(line)}, whose code is named only when it runs`,
+  });
 
   it("the same programs run when what they carry is allowed, and ask in default mode", async () => {
     const s = await session({ mode: "yolo", files: FILES, settings: DENY_RM });

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { committed, policySessions } from "./session-support.js";
+import { committed, DENY_RM, itRefusesPastDenyRm, policySessions } from "./session-support.js";
 
 const session = policySessions();
 
@@ -11,7 +11,6 @@ const FILES = {
   "s.sh": "rm victim\n",
   ".agents/hooks.json": "{}\n",
 };
-const DENY_RM = { permissions: { deny: ["Bash(rm:*)"] } };
 
 /** Programs git, rg, tar and npm run from their options, configuration, URLs and environment. */
 const RUN_BY_OPTIONS = [
@@ -33,15 +32,7 @@ const RUN_BY_OPTIONS = [
 ];
 
 describe("deny Bash(rm:*) holds against programs run from options, configuration and URLs (yolo)", () => {
-  for (const line of RUN_BY_OPTIONS) {
-    it(`refuses ${JSON.stringify(line)}`, async () => {
-      const s = committed(await session({ mode: "yolo", files: FILES, settings: DENY_RM }));
-      const result = await s.command(line);
-      expect(result.errorCode, result.text).toBe("denied");
-      expect(result.text).toMatch(/^Denied by rule deny Bash\(rm:\*\) \(settings given to Gantry\): "/);
-      expect(s.exists("victim")).toBe(true);
-    });
-  }
+  itRefusesPastDenyRm(session, { lines: RUN_BY_OPTIONS, files: FILES, prepare: committed });
 
   it("rg without --pre and git fetch without a pack program still run", async () => {
     const s = committed(await session({ mode: "yolo", files: FILES, settings: DENY_RM }));

@@ -1,12 +1,11 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { policySessions } from "./session-support.js";
+import { DENY_RM, itRefusesPastDenyRm, policySessions } from "./session-support.js";
 
 const session = policySessions();
 
 const FILES = { victim: "keep me\n" };
-const DENY_RM = { permissions: { deny: ["Bash(rm:*)"] } };
 
 /**
  * Programs that run the command they are given (another identity, an environment, a debugger, a
@@ -69,15 +68,7 @@ const WRAPPED = [
 ];
 
 describe("deny Bash(rm:*) sees through programs that run a command (yolo)", () => {
-  for (const line of WRAPPED) {
-    it(`refuses ${JSON.stringify(line)}`, async () => {
-      const s = await session({ mode: "yolo", files: FILES, settings: DENY_RM });
-      const result = await s.command(line);
-      expect(result.errorCode, result.text).toBe("denied");
-      expect(result.text).toMatch(/^Denied by rule deny Bash\(rm:\*\) \(settings given to Gantry\)/);
-      expect(s.exists("victim")).toBe(true);
-    });
-  }
+  itRefusesPastDenyRm(session, { lines: WRAPPED, files: FILES });
 
   it("names the command the wrapper runs", async () => {
     const s = await session({ mode: "yolo", files: FILES, settings: DENY_RM });

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import type { Settings } from "../../src/config/settings.js";
 import { createGantrySession, type GantrySession } from "../../src/gantry.js";
 import type { Asker, PermissionRequest } from "../../src/policy/asker.js";
@@ -89,4 +89,43 @@ export function committed(s: PolicySession): PolicySession {
   git("add", "-A");
   git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "x");
   return s;
+}
+
+/** The settings of the "deny Bash(rm:*) holds in yolo" suites. */
+export const DENY_RM: Settings = { permissions: { deny: ["Bash(rm:*)"] } };
+
+/** How a refusal by deny Bash(rm:*) from the settings given to Gantry begins. */
+export const DENIED_BY_RM = /^Denied by rule deny Bash\(rm:\*\) \(settings given to Gantry\): "/;
+
+export interface RefusedPastDenyRm {
+  /** Command lines, each run in a fresh yolo session under deny Bash(rm:*). */
+  lines: readonly string[];
+  /** The workspace's files; one of them is `victim`, the file each line tries to remove. */
+  files: Record<string, string>;
+  /** What the refusal says (default: DENIED_BY_RM, the rule named). */
+  reason?: RegExp;
+  /** Readies the fresh session before the line runs (commits it, makes a script executable). */
+  prepare?: (s: PolicySession) => void;
+  /** The test's name for a line (default: `refuses "<line>"`). */
+  name?: (line: string) => string;
+}
+
+/**
+ * One test per line, in the calling describe: in yolo under deny Bash(rm:*), the line is denied,
+ * the refusal says `reason`, and `victim` is still there.
+ */
+export function itRefusesPastDenyRm(
+  session: (options: PolicySessionOptions) => Promise<PolicySession>,
+  cases: RefusedPastDenyRm,
+): void {
+  for (const line of cases.lines) {
+    it(cases.name?.(line) ?? `refuses ${JSON.stringify(line)}`, async () => {
+      const s = await session({ mode: "yolo", files: cases.files, settings: DENY_RM });
+      cases.prepare?.(s);
+      const result = await s.command(line);
+      expect(result.errorCode, result.text).toBe("denied");
+      expect(result.text).toMatch(cases.reason ?? DENIED_BY_RM);
+      expect(s.exists("victim")).toBe(true);
+    });
+  }
 }
