@@ -3,6 +3,7 @@ import type { ShellCommand } from "../tools/contract.js";
 import { isInside } from "../workspace/paths.js";
 import type { CheckContext } from "./checks.js";
 import {
+  isExistingFile,
   isExistingFolder,
   landingPlacesOnce,
   nameMayBeProtected,
@@ -150,11 +151,16 @@ async function unknownUseChecks(effect: FileEffect, context: CheckContext): Prom
     ...check,
     label: `${check.label} (named by "${effect.via}", a program Gantry cannot tell reads or changes it)`,
   });
+  // a folder given to such a program may be read whole (`tar -cf - .`, `zip -r - src`): deny and ask
+  // rules on anything inside it hold
   const judged: Check[] = await Promise.all(
     reads.map(async (check) => {
       if (check.unknown !== undefined || check.value.type !== "path") return check;
       const folder = check.value.resolved !== undefined && (await isExistingFolder(check.value.resolved));
-      return explained({ ...check, value: { ...check.value, directory: check.value.directory || folder } });
+      const value = folder
+        ? { ...check.value, directory: true, recursive: true }
+        : { ...check.value, directory: check.value.directory };
+      return explained({ ...check, value });
     }),
   );
   for (const check of changes) {
@@ -247,7 +253,9 @@ interface Place {
 
 async function placeCheck(effect: FileEffect, place: Place, context: CheckContext): Promise<Check> {
   const root = context.workspaceRoot;
-  const recursive = place.recursive === true || effect.recursive === true;
+  // a file holds no others: `grep -r x file` reads that file alone
+  const recursive =
+    (place.recursive === true || effect.recursive === true) && !(await isExistingFile(place.resolved));
   const kind = effect.kind;
   const check: Check = {
     tool: TOOL_OF[kind],

@@ -63,6 +63,15 @@ export async function landingPlaces(folder: string, input: string): Promise<(str
   return physical === logical ? [physical] : [physical, logical];
 }
 
+/** A file that is not a folder (a symlink counts as what it points at): nothing lies below it. */
+export async function isExistingFile(abs: string): Promise<boolean> {
+  try {
+    return !(await stat(abs)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 export async function isExistingFolder(abs: string): Promise<boolean> {
   try {
     return (await lstat(abs)).isDirectory();

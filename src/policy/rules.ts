@@ -261,17 +261,29 @@ function pathMatcher(specifier: string, entry: RuleEntry, context: RuleContext):
 
 /**
  * Whether a folder holds paths the pattern may match: it holds the pattern's literal folder
- * (`secret-dir` of `/secret-dir/**`), or, for a pattern that matches at any depth (`*.pem`), lies in the base.
+ * (`secret-dir` of `/secret-dir/**`), or lies inside it where the rest can still match deeper
+ * (a `**` in the rest, or more levels than the folder is deep), or, for a pattern that matches at
+ * any depth (`*.pem`, or one that starts with `**` and a slash), lies in the base.
  */
 function reachTest(base: string, pattern: string): (folder: string) => boolean {
   if (pattern.startsWith("!")) return () => false;
   const trimmed = pattern.replace(/^\//, "").replace(/\/+$/, "");
-  const anchored = pattern.startsWith("/") || trimmed.includes("/");
+  // `**/x` matches at any depth, as a pattern without a slash does
+  const anchored = (pattern.startsWith("/") || trimmed.includes("/")) && !trimmed.startsWith("**/");
+  if (!anchored) return (candidate) => isInside(candidate, base) || isInside(base, candidate);
   const glob = trimmed.search(/[*?[\\]/);
   // the folder the pattern's literal part names: up to the last "/" before a wildcard, or all of it
   const literal = glob < 0 ? trimmed : trimmed.slice(0, Math.max(0, trimmed.lastIndexOf("/", glob)));
-  const folder = path.join(base, anchored ? literal : "");
-  return (candidate) => isInside(candidate, folder) || (!anchored && isInside(folder, candidate));
+  const folder = path.join(base, literal);
+  const rest = trimmed.slice(literal.length).replace(/^\//, "");
+  const restDepth = rest.split("/").length;
+  return (candidate) => {
+    if (isInside(candidate, folder)) return true;
+    if (!isInside(folder, candidate)) return false;
+    // a folder below the literal one holds matches where the rest has `**` or more levels than it is deep
+    const depth = path.relative(folder, candidate).split(path.sep).length;
+    return rest.includes("**") || depth < restDepth;
+  };
 }
 
 /**
