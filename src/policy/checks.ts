@@ -30,6 +30,8 @@ export interface CheckContext {
   allowAgentConfigEdits: boolean;
   /** More protected paths than the workspace's patterns, absolute: the scripts hooks run, the user's config folders. */
   protectedPaths?: readonly string[];
+  /** Whether a deny or ask rule names files view_file reads: then the links in a folder read whole are looked into. */
+  readRulesBind?: () => boolean;
   /** Where paths land, resolved once per call (a command names a file for a read and a write; the disk may change between calls). */
   landings?: Map<string, Promise<(string | undefined)[]>>;
 }

@@ -13,6 +13,7 @@ import {
   protectedFileInside,
   protectedHardLink,
 } from "./command-paths.js";
+import { linkTargetChecks } from "./folder-links.js";
 import type { Check } from "./rules.js";
 import { scriptFileChecks } from "./script-files.js";
 import { analyzeShellCommand, type FileEffect, type FolderSet, type ProgramRun } from "./shell-analysis.js";
@@ -45,7 +46,7 @@ export async function commandChecks(
   }
   const checks = analysis.runs.map(runCheck);
   // each file is resolved on the disk (realpath, lstat, one component at a time): all at once, in order
-  const perFile = await Promise.all(analysis.files.map((effect) => fileChecks(effect, context)));
+  const perFile = await Promise.all(analysis.files.map((effect) => fileChecksWithLinks(effect, context)));
   analysis.files.forEach((effect, index) => {
     checks.push(...(perFile[index] as Check[]));
     if (effect.kind === "delete" && !effect.moves) checks.push(deletionAsRm(effect));
@@ -167,6 +168,14 @@ async function unknownUseChecks(effect: FileEffect, context: CheckContext): Prom
     if (check.unknown === undefined) judged.push(explained({ ...check, implied: true, onlyDenials: true }));
   }
   return judged;
+}
+
+/** A file's checks, and while Read rules bind, those of the links out of each folder it reads whole. */
+async function fileChecksWithLinks(effect: FileEffect, context: CheckContext): Promise<Check[]> {
+  const checks = await fileChecks(effect, context);
+  if (effect.kind !== "read" || !context.readRulesBind?.()) return checks;
+  const throughLinks = await Promise.all(checks.map(linkTargetChecks));
+  return [...checks, ...throughLinks.flat()];
 }
 
 /** The checks of one file a command names, for every folder it may be relative to. */

@@ -109,6 +109,10 @@ export function createSessionPermissions(options: SessionPermissionsOptions): Se
       parent?.checkContext().allowAgentConfigEdits ??
       options.allowAgentConfigEdits ??
       options.settings?.allowAgentConfigEdits === true,
+    readRulesBind: () => {
+      const { deny, ask } = compile().rules;
+      return [...deny, ...ask].some((rule) => rule.specifier !== undefined && rule.tools.has("view_file"));
+    },
   };
 
   // compiled on first use: native names and aliases resolve through the registry, built after the tools
