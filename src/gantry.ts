@@ -337,7 +337,8 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
     trust,
     config: report,
     // the lines name keys and values of workspace files: escaped, they cannot drive the user's terminal
-    configNotices: () => [...report.warnings, ...ignoredNotices(report)].map(printable),
+    // two loaders reading one file name the same broken value in the same words: said once
+    configNotices: () => [...new Set([...report.warnings, ...ignoredNotices(report)])].map(printable),
     subagents,
     hooks,
     mcp,

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { dropInvalid } from "./drop-invalid.js";
 import { EnvSettingSchema } from "./env-setting.js";
 import { lazySchema } from "./lazy-schema.js";
 
@@ -65,32 +66,40 @@ export interface ClaudeSettingsLayer {
 
 /**
  * Reads the `sandbox` section and the `env` of one Claude Code settings file (`shown` names it in
- * messages). A value of the wrong type is an error naming the file and the key. Paths follow Claude
- * Code: `//x` is the absolute `/x`, `~/x` is in the home, `./x` and `x` are in the workspace; `/x` is relative to the workspace there,
- * and a denial of it also covers the absolute `/x` (only ever hiding more).
+ * messages). A value of the wrong type is an error naming the file and the key; in a file trust does
+ * not cover (`untrusted`) it is left out with a warning naming it, so a repository cannot stop Gantry.
+ * Paths follow Claude Code: `//x` is the absolute `/x`, `~/x` is in the home, `./x` and `x` are in the
+ * workspace; `/x` is relative to the workspace there, and a denial of it also covers the absolute `/x`
+ * (only ever hiding more).
  */
 export function readClaudeSettings(
   shown: string,
   raw: unknown,
   root: string,
   home: string,
+  options: { untrusted?: boolean } = {},
 ): ClaudeSettingsLayer {
   const layer: ClaudeSettingsLayer = { settings: {}, keyNames: {}, warnings: [] };
   if (typeof raw !== "object" || raw === null) return layer;
   const { sandbox: section, env } = raw as { sandbox?: unknown; env?: unknown };
+  const read = <T>(schema: z.ZodType<T>, value: unknown, name: string): T | undefined => {
+    const parsed = readSection(schema, value, name, shown, options.untrusted === true);
+    layer.warnings.push(...parsed.warnings);
+    return parsed.value;
+  };
   if (env !== undefined) {
-    const parsedEnv = EnvSettingSchema().safeParse(env);
-    if (!parsedEnv.success)
-      throw new Error(`invalid settings in ${shown}: ${issuesOf(parsedEnv.error, "env")}`);
-    layer.settings.env = parsedEnv.data;
+    const parsedEnv = read(EnvSettingSchema(), env, "env");
+    if (parsedEnv !== undefined) layer.settings.env = parsedEnv;
   }
   if (section === undefined) return layer;
-  const parsed = ClaudeSandboxSchema().safeParse(
+  const parsed = read(
+    ClaudeSandboxSchema(),
     typeof section === "boolean" ? { enabled: section } : section,
+    "sandbox",
   );
-  if (!parsed.success) throw new Error(`invalid settings in ${shown}: ${issuesOf(parsed.error, "sandbox")}`);
+  if (parsed === undefined) return layer;
   const sandbox: Record<string, unknown> = {};
-  for (const [claudeKey, value] of leaves(parsed.data)) {
+  for (const [claudeKey, value] of leaves(parsed)) {
     const gantryKey = TRANSLATED[claudeKey];
     if (!gantryKey) {
       const why = UNSUPPORTED_WHY[claudeKey] ?? "Gantry's sandbox has no such setting";
@@ -103,6 +112,28 @@ export function readClaudeSettings(
   }
   if (Object.keys(sandbox).length > 0) layer.settings.sandbox = sandbox;
   return layer;
+}
+
+/** One section parsed; an untrusted file's broken values left out (named), a trusted file's an error. */
+function readSection<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  name: string,
+  shown: string,
+  untrusted: boolean,
+): { value?: T; warnings: string[] } {
+  const warnings: string[] = [];
+  let input = value;
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const parsed = schema.safeParse(input);
+    if (parsed.success) return { value: parsed.data, warnings };
+    if (!untrusted) throw new Error(`invalid settings in ${shown}: ${issuesOf(parsed.error, name)}`);
+    const dropped = dropInvalid(input, parsed.error.issues, shown, [name]);
+    warnings.push(...dropped.warnings);
+    if (dropped.whole) return { warnings };
+    input = dropped.input;
+  }
+  return { warnings };
 }
 
 function issuesOf(error: z.ZodError, section: string): string {

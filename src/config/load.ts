@@ -5,8 +5,10 @@ import { resolveWorkspaceTrust, type WorkspaceTrust } from "../trust/workspace-t
 import type { SecretsConfig } from "../workspace/secrets.js";
 import { readClaudeSettings } from "./claude-settings.js";
 import { combineSettings, type SettingsLayer } from "./combine.js";
+import { UNTRUSTED_BROKEN } from "./drop-invalid.js";
+import { fileTrust } from "./file-trust.js";
 import { type ConfigReport, createConfigReport } from "./provenance.js";
-import { parseSettingsFile, readJsonFileWithBytes, type Settings } from "./settings.js";
+import { parseSettingsFile, readJsonOrProblem, type Settings } from "./settings.js";
 
 export interface SessionSettingsOptions {
   /** Real path of the workspace. */
@@ -67,6 +69,12 @@ export function loadSessionSettings(options: SessionSettingsOptions): SessionSet
   return { settings: combined.settings as Settings, secrets };
 }
 
+/**
+ * One settings file as a layer. Its trust is judged first, on the bytes read (not on a second read),
+ * because it decides what a broken file does: one the user vouched for (home, a trusted folder) stops
+ * the session, one trust does not cover is named and left out, as much of it as is broken (a
+ * repository must not be able to stop Gantry, and leaving out an untrusted file's key never widens).
+ */
 function readLayer(
   file: string,
   root: string,
@@ -75,16 +83,22 @@ function readLayer(
   report: ConfigReport,
   kind: "gantry" | "claude",
 ): SettingsLayer | undefined {
-  const read = readJsonFileWithBytes(file);
+  const read = readJsonOrProblem(file);
   if (read === undefined) return undefined;
-  const { raw, bytes } = read;
   const shown = shownPath(file, root, home);
-  const parsed =
-    kind === "gantry" ? parseSettingsFile(shown, raw) : readClaudeSettings(shown, raw, root, home);
-  report.warnings.push(...parsed.warnings);
   const origin = originOf(file, home, root);
-  // judged on the bytes parsed above, not on a second read
-  const status = origin === "home" ? ({ trusted: true } as const) : trust.file(file, bytes);
+  const status = fileTrust(file, origin, trust, read.bytes);
+  if ("problem" in read) {
+    if (status.trusted) throw new Error(read.fatal);
+    report.warnings.push(`${shown} ${read.problem}; ${UNTRUSTED_BROKEN}`);
+    return undefined;
+  }
+  const untrusted = !status.trusted;
+  const parsed =
+    kind === "gantry"
+      ? parseSettingsFile(shown, read.raw, { untrusted })
+      : readClaudeSettings(shown, read.raw, root, home, { untrusted });
+  report.warnings.push(...parsed.warnings);
   return {
     file: shown,
     origin,

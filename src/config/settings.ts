@@ -9,6 +9,7 @@ import { WebSettingsSchema } from "../tools/web/settings.js";
 import { LimitsSettingsSchema } from "../workspace/limits.js";
 import { SecretsSchema } from "../workspace/secrets.js";
 import { didYouMean } from "./did-you-mean.js";
+import { dropInvalid, UNTRUSTED_BROKEN } from "./drop-invalid.js";
 import { EnvSettingSchema } from "./env-setting.js";
 import { lazySchema } from "./lazy-schema.js";
 import { readIfPresent } from "./read-if-present.js";
@@ -72,18 +73,26 @@ export const SettingsSchema = lazySchema(() =>
 export type Settings = z.infer<ReturnType<typeof SettingsSchema>>;
 
 /**
- * Parses one settings file. A value of the wrong type is an error naming the file and the key; an
- * unknown key is a warning with the nearest known name (`"modle"`: did you mean "model"?) and is left out.
+ * Parses one settings file. A value of the wrong type is an error naming the file and the key, unless
+ * trust does not cover the file (`untrusted`): then it is left out with a warning naming it (a
+ * repository must not be able to stop Gantry; an untrusted file's keys only narrow, so leaving one out
+ * never widens). An unknown key is a warning with the nearest known name (`"modle"`: did you mean
+ * "model"?) and is left out.
  */
-export function parseSettingsFile(file: string, raw: unknown): { settings: Settings; warnings: string[] } {
+export function parseSettingsFile(
+  file: string,
+  raw: unknown,
+  options: { untrusted?: boolean } = {},
+): { settings: Settings; warnings: string[] } {
   const warnings: string[] = [];
   let input = raw;
-  for (let attempt = 0; attempt < 2; attempt++) {
+  // each round leaves out what the last found wrong; a value fixed may uncover another below it
+  for (let attempt = 0; attempt < 8; attempt++) {
     const parsed = SettingsSchema().safeParse(input);
     if (parsed.success) return { settings: parsed.data, warnings };
     const unknown = parsed.error.issues.filter((issue) => issue.code === "unrecognized_keys");
     const others = parsed.error.issues.filter((issue) => issue.code !== "unrecognized_keys");
-    if (others.length > 0 || unknown.length === 0) {
+    if (others.length > 0 && !options.untrusted) {
       const problems = others.map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`).join("; ");
       throw new Error(`invalid settings in ${file}: ${problems}`);
     }
@@ -97,6 +106,15 @@ export function parseSettingsFile(file: string, raw: unknown): { settings: Setti
         if (container) delete container[key];
       }
     }
+    if (others.length === 0) continue;
+    const dropped = dropInvalid(input, others, file);
+    warnings.push(...dropped.warnings);
+    if (dropped.whole) return { settings: {}, warnings };
+    input = dropped.input;
+  }
+  if (options.untrusted) {
+    warnings.push(`${file}: its settings could not be read; ${UNTRUSTED_BROKEN}`);
+    return { settings: {}, warnings };
   }
   throw new Error(`invalid settings in ${file}`);
 }
@@ -111,17 +129,42 @@ export function readJsonFile(file: string): unknown {
  * these (WorkspaceTrust.file), not on a second read the file may have changed for.
  */
 export function readJsonFileWithBytes(file: string): { raw: unknown; bytes: Buffer } | undefined {
+  const read = readJsonOrProblem(file);
+  if (read && "problem" in read) throw new Error(read.fatal);
+  return read;
+}
+
+/** A JSON file that could not be used, and why: `problem` follows its name in a warning, `fatal` is the error. */
+export interface JsonProblem {
+  problem: string;
+  fatal: string;
+  /** What was read when it is not JSON (none when it cannot be read): its trust is judged on these. */
+  bytes?: Buffer;
+}
+
+/**
+ * A JSON file with its bytes, or why it cannot be used, for a loader that decides by the file's trust
+ * whether that stops the session (a file the user vouched for) or is a warning (a workspace's file
+ * trust does not cover: a repository must not be able to stop Gantry). Undefined when it does not exist.
+ */
+export function readJsonOrProblem(file: string): { raw: unknown; bytes: Buffer } | JsonProblem | undefined {
   let bytes: Buffer | undefined;
   try {
     bytes = readIfPresent(file);
   } catch (cause) {
-    throw new Error(`cannot read ${file}: ${(cause as Error).message}`);
+    const message = (cause as Error).message;
+    return { problem: `cannot be read: ${message}`, fatal: `cannot read ${file}: ${message}` };
   }
   if (bytes === undefined) return undefined;
   try {
     return { raw: JSON.parse(bytes.toString("utf8")), bytes };
   } catch (cause) {
-    throw new Error(`${file} is not valid JSON: ${(cause as Error).message}`);
+    const message = (cause as Error).message;
+    return {
+      problem: `is not valid JSON: ${message}`,
+      fatal: `${file} is not valid JSON: ${message}`,
+      bytes,
+    };
   }
 }
 

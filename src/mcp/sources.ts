@@ -1,4 +1,6 @@
 import path from "node:path";
+import { UNTRUSTED_BROKEN } from "../config/drop-invalid.js";
+import { fileTrust } from "../config/file-trust.js";
 import type { ConfigReport, Origin } from "../config/provenance.js";
 import { readIfPresent } from "../config/read-if-present.js";
 import { didYouMean } from "../config/settings.js";
@@ -113,7 +115,8 @@ export function loadMcpServers(options: LoadMcpOptions): { servers: McpServerCon
   }
   const files = jsonFiles();
   // a file is judged on the bytes its servers were parsed from, not on a second read
-  const judged = (file: string) => trust.file(file, files(file).bytes);
+  // none read (missing, unreadable): not read again for the judgement, which could block on a pipe
+  const judged = (file: string) => fileTrust(file, "workspace", trust, files(file).bytes);
   const { disabled } = claudeMcpApprovals(root, home, {
     files,
     isTrusted: (file) => judged(file).trusted,
@@ -121,11 +124,11 @@ export function loadMcpServers(options: LoadMcpOptions): { servers: McpServerCon
   });
   const mcpJson = path.join(root, ".mcp.json");
   for (const source of serverSources(root, home, options.settingsGiven === true)) {
-    const raw = readServersOf(source, files, warnings);
-    if (raw === undefined) continue;
     const shown =
       source.abs === path.join(home, ".claude.json") ? "~/.claude.json" : shownPath(source.abs, root, home);
     const status = source.origin === "home" ? ({ trusted: true } as const) : judged(source.abs);
+    const raw = readServersOf(source, shown, status.trusted, files, warnings);
+    if (raw === undefined) continue;
     for (const config of readEntries(raw, shown, source.origin, root, env, source.bareUrl, warnings)) {
       const refusedIn = source.abs === mcpJson ? disabled.get(config.name) : undefined;
       if (refusedIn !== undefined) {
@@ -203,12 +206,13 @@ export function serverScripts(config: McpServerConfig, root: string, home?: stri
 
 /**
  * A file's JSON, read and parsed once per load (`~/.claude.json`, often megabytes of Claude Code's state,
- * holds both a project's servers and its approvals): undefined when missing or unreadable, an error
- * message when it is not JSON.
+ * holds both a project's servers and its approvals): undefined when missing, why not when it cannot be
+ * read (`unreadable`) or is not JSON (`broken`).
  */
 export type JsonFiles = (abs: string) => {
   json?: Record<string, unknown>;
   broken?: string;
+  unreadable?: string;
   /** What was read, for the file's trust. */
   bytes?: Buffer;
 };
@@ -221,24 +225,49 @@ function jsonFiles(): JsonFiles {
     let bytes: Buffer | undefined;
     try {
       bytes = readIfPresent(abs);
-      const json = bytes === undefined ? undefined : (JSON.parse(bytes.toString("utf8")) as unknown);
-      found =
-        typeof json === "object" && json !== null
-          ? { json: json as Record<string, unknown>, bytes }
-          : { bytes };
     } catch (cause) {
-      found = (cause as NodeJS.ErrnoException).code ? {} : { broken: (cause as Error).message, bytes };
+      found = { unreadable: (cause as Error).message };
+    }
+    if (!found) {
+      try {
+        const json = bytes === undefined ? undefined : (JSON.parse(bytes.toString("utf8")) as unknown);
+        found =
+          typeof json === "object" && json !== null
+            ? { json: json as Record<string, unknown>, bytes }
+            : { bytes };
+      } catch (cause) {
+        found = { broken: (cause as Error).message, bytes };
+      }
     }
     read.set(abs, found);
     return found;
   };
 }
 
-function readServersOf(source: ServerSource, files: JsonFiles, warnings: string[]): unknown {
-  const { json, broken } = files(source.abs);
-  // a broken file of another harness must not stop Gantry: its servers are skipped, and said so
-  if (broken !== undefined)
-    warnings.push(`${source.abs} is not valid JSON (${broken}); its MCP servers are skipped`);
+/**
+ * A broken file of another harness (or a workspace's) must not stop Gantry: its servers are skipped,
+ * and said so, in the settings loader's words for a workspace's file (one line where both read it).
+ */
+function readServersOf(
+  source: ServerSource,
+  shown: string,
+  trusted: boolean,
+  files: JsonFiles,
+  warnings: string[],
+): unknown {
+  const { json, broken, unreadable } = files(source.abs);
+  const problem =
+    broken !== undefined
+      ? `is not valid JSON: ${broken}`
+      : unreadable !== undefined
+        ? `cannot be read: ${unreadable}`
+        : undefined;
+  if (problem)
+    warnings.push(
+      !trusted
+        ? `${shown} ${problem}; ${UNTRUSTED_BROKEN}`
+        : `${shown} ${problem}; its MCP servers are skipped`,
+    );
   return json ? source.pick(json) : undefined;
 }
 

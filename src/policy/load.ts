@@ -1,8 +1,10 @@
 import { homedir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { dropInvalid, UNTRUSTED_BROKEN } from "../config/drop-invalid.js";
+import { fileTrust } from "../config/file-trust.js";
 import { type ConfigReport, createConfigReport, type Origin } from "../config/provenance.js";
-import { readJsonFileWithBytes, type Settings } from "../config/settings.js";
+import { readJsonOrProblem, type Settings } from "../config/settings.js";
 import { originOf, shownPath } from "../trust/origin.js";
 import type { WorkspaceTrust } from "../trust/workspace-trust.js";
 import { ALWAYS_ANSWERS_NAME, savedAllowRules } from "./always-answers.js";
@@ -70,9 +72,9 @@ export function loadPermissionSettings(options: LoadOptions): LoadedPermissions 
     loaded.warnings.push(line);
     report.warnings.push(line);
   };
-  const sources = policySources(options, home)
+  const sources = policySources(options, home, warn)
     .filter((source) => source.raw !== undefined)
-    .map((source) => ({ source, section: readSection(source.shown, source.raw) }));
+    .map((source) => ({ source, section: readSection(source, warn) }));
   // it only narrows, so it counts from every file, trusted or not (the first file that says it is named)
   const disabling = sources.find(({ section }) => section.permissions?.disableBypassPermissionsMode);
   if (disabling) {
@@ -111,7 +113,7 @@ export function loadPermissionSettings(options: LoadOptions): LoadedPermissions 
           });
       }
     }
-    for (const candidate of modeCandidates(source, section)) {
+    for (const candidate of modeCandidates(source, section, warn)) {
       const slot = source.origin === "workspace" ? "workspace" : "user";
       if (!source.trusted) {
         const why = source.untrustedWhy ?? "not trusted";
@@ -160,19 +162,24 @@ interface Candidate {
   file?: PolicySource;
 }
 
-/** `approvalMode` (native files) wins over Claude Code's `permissions.defaultMode` in the same place. */
+/**
+ * `approvalMode` (native files) wins over Claude Code's `permissions.defaultMode` in the same place. An
+ * unknown mode is an error, or a warning in a file trust does not cover (its mode would not count anyway).
+ */
 function modeCandidates(
   source: PolicySource,
   section: { permissions?: z.infer<ReturnType<typeof ClaudePermissionsSchema>>; approvalMode?: string },
+  warn: (line: string) => void,
 ): Candidate[] {
   const found: Candidate[] = [];
   const add = (key: string, value: string | undefined) => {
     if (value === undefined) return;
     const mode = parseApprovalMode(value);
     if (!mode) {
-      throw new Error(
-        `${key} in ${source.shown}: unknown approval mode "${value}" (use default, auto-edit, yolo or plan)`,
-      );
+      const problem = `${key} in ${source.shown}: unknown approval mode "${value}" (use default, auto-edit, yolo or plan)`;
+      if (source.trusted) throw new Error(problem);
+      warn(`${problem}; ${UNTRUSTED_BROKEN}`);
+      return;
     }
     found.push({ mode, source: `${key} in ${source.shown}`, key, value });
   };
@@ -227,7 +234,7 @@ function recordMode(
 }
 
 /** Home first, then the workspace. `~/.claude/settings.json` is Claude Code's own user file: not read. */
-function policySources(options: LoadOptions, home: string): PolicySource[] {
+function policySources(options: LoadOptions, home: string, warn: (line: string) => void): PolicySource[] {
   const root = options.workspaceRoot;
   const trust = options.trust;
   const sources: PolicySource[] = [];
@@ -252,15 +259,21 @@ function policySources(options: LoadOptions, home: string): PolicySource[] {
     if (seen.has(file)) continue;
     seen.add(file);
     const origin = originOf(file, home, root);
-    const read = readJsonFileWithBytes(file);
+    const shown = shownPath(file, root, home);
+    const read = readJsonOrProblem(file);
     // judged on the bytes parsed, not on a second read
-    const status = origin === "home" ? ({ trusted: true } as const) : trust.file(file, read?.bytes);
+    const status = read ? fileTrust(file, origin, trust, read.bytes) : ({ trusted: true } as const);
+    // a file the user vouched for stops the session; an untrusted one cannot (its rules only narrow)
+    if (read && "problem" in read) {
+      if (status.trusted) throw new Error(read.fatal);
+      warn(`${shown} ${read.problem}; ${UNTRUSTED_BROKEN}`);
+    }
     sources.push({
-      shown: shownPath(file, root, home),
+      shown,
       origin,
       native,
       projectDir: origin === "home" ? home : root,
-      raw: read?.raw,
+      raw: read && "raw" in read ? read.raw : undefined,
       trusted: status.trusted,
       ...(status.trusted ? {} : { untrustedWhy: status.why }),
     });
@@ -284,20 +297,33 @@ function savedAnswers(home: string, root: string): PolicySource {
   };
 }
 
+/**
+ * A file's `permissions` and `approvalMode`. A value of the wrong type is an error naming the file and
+ * the key, or in a file trust does not cover a warning with that value left out: a deny rule the
+ * repository wrote that cannot be read only narrowed, so leaving it out never widens what the user set.
+ */
 function readSection(
-  file: string,
-  raw: unknown,
+  source: PolicySource,
+  warn: (line: string) => void,
 ): { permissions?: z.infer<ReturnType<typeof ClaudePermissionsSchema>>; approvalMode?: string } {
   const schema = z.looseObject({
     permissions: ClaudePermissionsSchema().optional(),
     approvalMode: z.string().optional(),
   });
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const problems = parsed.error.issues
-      .map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`)
-      .join("; ");
-    throw new Error(`invalid permissions in ${file}: ${problems}`);
+  let input = source.raw;
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const parsed = schema.safeParse(input);
+    if (parsed.success) return parsed.data;
+    if (source.trusted) {
+      const problems = parsed.error.issues
+        .map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`)
+        .join("; ");
+      throw new Error(`invalid permissions in ${source.shown}: ${problems}`);
+    }
+    const dropped = dropInvalid(input, parsed.error.issues, source.shown);
+    for (const line of dropped.warnings) warn(line);
+    if (dropped.whole) return {};
+    input = dropped.input;
   }
-  return parsed.data;
+  return {};
 }

@@ -1,3 +1,5 @@
+import { UNTRUSTED_BROKEN } from "../config/drop-invalid.js";
+import { fileTrust } from "../config/file-trust.js";
 import type { ConfigReport } from "../config/provenance.js";
 import type { HandlerConfig, HookConfig, HookGroup } from "../hooks/rules.js";
 import { scriptsNamedBy } from "./hook-scripts.js";
@@ -18,7 +20,9 @@ export function applyTrustToHooks(
   report: ConfigReport,
 ): HookConfig {
   // each file judged on the bytes its hooks were parsed from
-  const judged = (file: string) => trust.file(file, config.contents?.[file]);
+  // a file read for the config but not readable is not read again for the judgement (a pipe would block)
+  const judged = (file: string) =>
+    config.contents ? fileTrust(file, "workspace", trust, config.contents[file]) : trust.file(file);
   const counts = (file: string) => originOf(file, home, trust.root) === "home" || judged(file).trusted;
   const groups: HookGroup[] = [];
   for (const group of config.groups) {
@@ -38,13 +42,25 @@ export function applyTrustToHooks(
       })),
     });
   }
-  // an ignored file's mistakes cannot stop the session: a repository must not be able to block it
+  // an ignored file's mistakes cannot stop the session: a repository must not be able to block it;
+  // they are named, as its hooks would be, so a broken file is not passed over in silence
+  for (const problem of config.problems)
+    if (problem.severity === "error" && !counts(problem.file))
+      report.warnings.push(
+        `${problemLine(problem, shownPath(problem.file, trust.root, home))}; ${UNTRUSTED_BROKEN}`,
+      );
   return {
     groups,
     files: config.files.filter(counts),
     problems: config.problems.filter((problem) => counts(problem.file)),
     events: config.events.filter((event) => counts(event.file)),
   };
+}
+
+/** A hook file's problem; the whole file's in the settings loader's words (one line where both read it). */
+function problemLine(problem: HookConfig["problems"][number], shown: string): string {
+  if (problem.at !== "(file)") return `${shown}: ${problem.at}: ${problem.message}`;
+  return `${shown} ${problem.message.replace(/^not valid JSON/, "is not valid JSON")}`;
 }
 
 type Verdict = { honoured: boolean; why?: string; wantsTrust?: boolean; origin?: "home" | "workspace" };

@@ -186,12 +186,16 @@ describe("permissions.disableBypassPermissionsMode switches yolo off, from any f
     expect(session.permissions.mode).toBe("plan");
   });
 
-  it("refuses any other value, naming the file", async () => {
+  it("refuses any other value in a trusted file, naming the file; an untrusted file's is named and left out", async () => {
     ws = await createTempWorkspace({
       ".agents/settings.json": JSON.stringify({ permissions: { disableBypassPermissionsMode: true } }),
     });
-    expect(() => createGantrySession({ workspace: ws.root, home: ws.home })).toThrow(
+    expect(() => createGantrySession({ workspace: ws.root, home: ws.home, trust: true })).toThrow(
       /\.agents\/settings\.json.*permissions\.disableBypassPermissionsMode.*"disable"/,
+    );
+    session = createGantrySession({ workspace: ws.root, home: ws.home });
+    expect(session.configNotices().join("\n")).toMatch(
+      /\.agents\/settings\.json: invalid setting "permissions\.disableBypassPermissionsMode" \(.*"disable".*\); ignored/,
     );
   });
 });

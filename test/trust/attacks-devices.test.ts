@@ -28,7 +28,7 @@ describe("a config file that links to a device", () => {
     expect(run.stderr).not.toContain("bad_alloc");
   });
 
-  it(".agents/settings.json and .mcp.json -> /dev/zero: a clear error naming the file, no crash", async () => {
+  it(".agents/settings.json -> /dev/zero: the run goes on, the file named as not read, no crash", async () => {
     ws = await createTempWorkspace({});
     await mkdir(path.join(ws.root, ".agents"), { recursive: true });
     symlinkSync("/dev/zero", path.join(ws.root, ".agents/settings.json"));
@@ -37,6 +37,8 @@ describe("a config file that links to a device", () => {
     });
     expect(run.stderr).not.toContain("bad_alloc");
     expect(run.signal).toBeNull();
+    // an untrusted workspace's file cannot stop the run: it is named and left out
+    expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain(".agents/settings.json is not a regular file (a device or socket)");
   });
 });

@@ -89,11 +89,24 @@ describe("an untrusted repository's Claude Code sandbox settings", () => {
     expect(s.settings.sandbox?.denyWrite).toEqual([path.join(ws.root, "dist"), "/dist"]);
   });
 
-  it("a broken value is an error naming the file and the key", async () => {
+  it("a broken value is named and left out, the rest of the section still counts", async () => {
+    ws = await createTempWorkspace({
+      ".claude/settings.json": JSON.stringify({
+        sandbox: { enabled: "yes", filesystem: { denyRead: ["x"] } },
+      }),
+    });
+    const session = open(false);
+    expect(session.configNotices().join("\n")).toMatch(
+      /\.claude\/settings\.json: invalid setting "sandbox\.enabled" \([^)]+\); ignored/,
+    );
+    expect(session.settings.sandbox?.denyRead).toContain(path.join(ws.root, "x"));
+  });
+
+  it("trusted, a broken value is an error naming the file and the key", async () => {
     ws = await createTempWorkspace({
       ".claude/settings.json": JSON.stringify({ sandbox: { enabled: "yes" } }),
     });
-    expect(() => open(false)).toThrow(/\.claude\/settings\.json: sandbox\.enabled/);
+    expect(() => open(true)).toThrow(/\.claude\/settings\.json: sandbox\.enabled/);
   });
 });
 

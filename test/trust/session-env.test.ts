@@ -90,9 +90,16 @@ describe("env the user set or trusted", () => {
     expect(await echo(open(true), '"[$MINE][$TEAM]"')).toContain("[home][core]");
   });
 
-  it("a name that is not a variable name is an error naming the file and the key", async () => {
+  it("a name that is not a variable name is an error naming the file and the key, if trusted", async () => {
     ws = await createTempWorkspace({ ".claude/settings.json": JSON.stringify({ env: { "A=B": "x" } }) });
-    expect(() => open(false)).toThrow(/\.claude\/settings\.json: env/);
+    expect(() => open(true)).toThrow(/\.claude\/settings\.json: env/);
+  });
+
+  it("untrusted, a name that is not a variable name is named and left out", async () => {
+    ws = await createTempWorkspace({ ".claude/settings.json": JSON.stringify({ env: { "A=B": "x" } }) });
+    expect(open(false).configNotices().join("\n")).toMatch(
+      /\.claude\/settings\.json: invalid setting "env[^"]*" \([^)]+\); ignored/,
+    );
   });
 
   it("gantry config shows each variable's file and whether it is used", async () => {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadSettings } from "../../src/config/load.js";
 import { createGantrySession } from "../../src/gantry.js";
+import { resolveWorkspaceTrust } from "../../src/trust/workspace-trust.js";
 import { DEFAULT_LIMITS } from "../../src/workspace/limits.js";
 import { openWorkspace } from "../../src/workspace/workspace.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
@@ -41,10 +42,17 @@ describe("workspace limits", () => {
     }
   });
 
-  it("refuses an invalid limit, naming the file and the field", async () => {
+  it("refuses an invalid limit of a trusted file, naming the file and the field", async () => {
     ws = await createTempWorkspace();
     await ws.write(".agents/settings.json", JSON.stringify({ limits: { maxReadLines: 0 } }));
-    expect(() => loadSettings(ws!.root, ws!.home)).toThrow(/settings\.json: limits\.maxReadLines/);
+    const trusted = resolveWorkspaceTrust(ws.root, { kind: "given", how: "test" });
+    expect(() => loadSettings(ws!.root, ws!.home, trusted)).toThrow(/settings\.json: limits\.maxReadLines/);
+  });
+
+  it("leaves out an invalid limit of an untrusted file, keeping its other limits", async () => {
+    ws = await createTempWorkspace();
+    await ws.write(".agents/settings.json", JSON.stringify({ limits: { maxReadLines: 0, maxMatches: 5 } }));
+    expect(loadSettings(ws!.root, ws!.home).limits).toEqual({ maxMatches: 5 });
   });
 
   it("fills limits left out with their defaults", async () => {

@@ -56,14 +56,20 @@ describe("sandbox settings", () => {
 
   it("rejects any other value with an error naming the setting and the accepted forms", async () => {
     const bad = await workspaceWith({ sandbox: "yes" });
-    expect(() => loadSettings(bad.root, bad.home)).toThrow(
-      /invalid settings in .*settings\.json: sandbox: expected true, false or an object/,
-    );
+    // an untrusted file's broken value is left out (it cannot stop the session); a trusted one's stops it
+    expect(loadSettings(bad.root, bad.home).sandbox).toBeUndefined();
+    expect(() =>
+      loadSettings(bad.root, bad.home, resolveWorkspaceTrust(bad.root, { kind: "given", how: "test" })),
+    ).toThrow(/invalid settings in .*settings\.json: sandbox: expected true, false or an object/);
     await bad.cleanup();
     const badField = await workspaceWith({ sandbox: { allowedDomains: "127.0.0.1:3000" } });
-    expect(() => loadSettings(badField.root, badField.home)).toThrow(
-      /sandbox\.allowedDomains: .*expected array/,
-    );
+    expect(() =>
+      loadSettings(
+        badField.root,
+        badField.home,
+        resolveWorkspaceTrust(badField.root, { kind: "given", how: "test" }),
+      ),
+    ).toThrow(/sandbox\.allowedDomains: .*expected array/);
   });
 
   it("turns the sandbox on for the session's commands with `sandbox: true` in .agents/settings.json", async () => {
