@@ -4,7 +4,12 @@ import { fileTrust } from "../config/file-trust.js";
 import type { ConfigReport, Origin } from "../config/provenance.js";
 import { readIfPresent } from "../config/read-if-present.js";
 import { didYouMean } from "../config/settings.js";
-import { scriptsNamedBy, scriptsRunByArgv } from "../trust/hook-scripts.js";
+import {
+  scriptsNamedBy,
+  type WorkspaceCode,
+  workspaceCodeOf,
+  workspaceCodeOfArgv,
+} from "../trust/hook-scripts.js";
 import { originOf, shownPath } from "../trust/origin.js";
 import type { WorkspaceTrust } from "../trust/workspace-trust.js";
 import { claudeMcpApprovals } from "./claude-approvals.js";
@@ -156,7 +161,8 @@ export function loadMcpServers(options: LoadMcpOptions): { servers: McpServerCon
  */
 function pinScripts(config: McpServerConfig, trust: WorkspaceTrust, home: string): McpServerConfig | string {
   const scripts: { file: string; digest: string }[] = [];
-  for (const file of serverScripts(config, trust.root, home)) {
+  const code = serverCode(config, trust.root, home);
+  for (const file of code.scripts) {
     const status = trust.file(file);
     if (status.trusted && status.digest !== undefined) {
       scripts.push({ file, digest: status.digest });
@@ -166,6 +172,14 @@ function pinScripts(config: McpServerConfig, trust: WorkspaceTrust, home: string
     const reason = status.trusted ? "is unreadable" : status.why;
     if (config.origin === "workspace") return `its script ${shown} ${reason}`;
     return `it runs ${shown}, a file of this workspace: ${reason}; or change the server in ${config.file} so it runs no file of the workspace`;
+  }
+  // what the workspace's files define (`npm run mcp`) runs once the folder is trusted, unpinned (hooks.ts)
+  const defined = code.defined[0];
+  if (defined && trust.decision !== "trusted") {
+    const status = trust.file(defined.file);
+    const reason = status.trusted ? "this folder is not trusted" : status.why;
+    const runs = defined.why.replace("{}", shownPath(defined.file, trust.root, home));
+    return `it runs code of this workspace (${runs}): ${reason}; or change the server in ${config.file} so it runs none of the workspace's code`;
   }
   return scripts.length > 0 ? { ...config, scripts } : config;
 }
@@ -187,21 +201,25 @@ const CODE_LOADING_ENV = [
  * runs, and what `NODE_OPTIONS` and the like in its `env` load.
  */
 export function serverScripts(config: McpServerConfig, root: string, home?: string): string[] {
-  if (config.transport.kind !== "stdio") return [];
+  return serverCode(config, root, home).scripts;
+}
+
+/** The same, with the code workspace files define that it runs (`npm run mcp`: package.json's script). */
+function serverCode(config: McpServerConfig, root: string, home?: string): WorkspaceCode {
+  if (config.transport.kind !== "stdio") return { scripts: [], defined: [] };
   const { command, args, env, cwd } = config.transport;
   const options = { cwd: path.resolve(root, cwd || root), ...(home ? { home } : {}) };
   // as written too: `${PWD}/tools/server.cjs` names the file even where PWD is not set when listing
-  const found = new Set([
-    ...scriptsRunByArgv([command, ...args], root, options),
-    ...scriptsNamedBy(config.verbatim, root, options),
-  ]);
+  const argv = workspaceCodeOfArgv([command, ...args], root, options);
+  const verbatim = workspaceCodeOf(config.verbatim, root, options);
+  const found = new Set([...argv.scripts, ...verbatim.scripts]);
   for (const name of CODE_LOADING_ENV) {
     const value = env[name];
     if (value === undefined) continue;
     const line = name === "NODE_OPTIONS" ? `node ${value}` : `: ${value}`;
     for (const file of scriptsNamedBy(line, root, options)) found.add(file);
   }
-  return [...found];
+  return { scripts: [...found], defined: [...argv.defined, ...verbatim.defined] };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { type CommandRead, readCommandLine, UNKNOWN } from "./command-words.js";
+import { codeDefinedBy, type DefinedCode } from "./repo-defined-code.js";
 import { codeRunByProgram } from "./workspace-code.js";
 
 const PROJECT_DIR_VARIABLES = [
@@ -32,6 +33,18 @@ export interface NamedByOptions {
  * yet: what the agent must not create, or the hook would run the agent's code outside any sandbox.
  */
 export function scriptsNamedBy(command: string, root: string, options: NamedByOptions = {}): string[] {
+  return workspaceCodeOf(command, root, options).scripts;
+}
+
+/** The workspace code a command runs: the scripts it names (pinned by trust), and the code its files define. */
+export interface WorkspaceCode {
+  /** Files it runs (scriptsNamedBy): a trust decision pins them. */
+  scripts: string[];
+  /** Code it runs that workspace files define (`npm test`: package.json's scripts; repo-defined-code.ts). */
+  defined: DefinedCode[];
+}
+
+export function workspaceCodeOf(command: string, root: string, options: NamedByOptions = {}): WorkspaceCode {
   const cwd = options.cwd ?? root;
   const known: Record<string, string> = { PWD: cwd };
   for (const name of PROJECT_DIR_VARIABLES) known[name] = root;
@@ -50,20 +63,28 @@ export function scriptsRunByArgv(
   root: string,
   options: NamedByOptions = {},
 ): string[] {
+  return workspaceCodeOfArgv(argv, root, options).scripts;
+}
+
+export function workspaceCodeOfArgv(
+  argv: readonly string[],
+  root: string,
+  options: NamedByOptions = {},
+): WorkspaceCode {
   const cwd = options.cwd ?? root;
   const nested = argv
     .filter((word) => /\s/.test(word))
-    .flatMap((line) => scriptsNamedBy(line, root, { ...options, cwd }));
-  return [
-    ...new Set([
-      ...filesOfRead({ commands: [argv.map((word) => [word])], loose: [] }, root, cwd, options),
-      ...nested,
-    ]),
-  ];
+    .map((line) => workspaceCodeOf(line, root, { ...options, cwd }));
+  const own = filesOfRead({ commands: [argv.map((word) => [word])], loose: [] }, root, cwd, options);
+  return {
+    scripts: [...new Set([...own.scripts, ...nested.flatMap((code) => code.scripts)])],
+    defined: [...own.defined, ...nested.flatMap((code) => code.defined)],
+  };
 }
 
-function filesOfRead(read: CommandRead, root: string, cwd: string, options: NamedByOptions): string[] {
+function filesOfRead(read: CommandRead, root: string, cwd: string, options: NamedByOptions): WorkspaceCode {
   const found = new Set<string>();
+  const defined: DefinedCode[] = [];
   const bases = [cwd];
   const consider = (word: string, includeMissing: boolean) => {
     const candidate = word.includes(UNKNOWN) ? afterUnknown(word) : word;
@@ -98,9 +119,11 @@ function filesOfRead(read: CommandRead, root: string, cwd: string, options: Name
     if (argv.every((word) => !word.includes(UNKNOWN)))
       for (const abs of codeRunByProgram(argv, bases, root))
         if (isRegularFile(abs) && (isInside(root, abs) || isInside(root, realOrSelf(abs)))) found.add(abs);
+    // `npm test -- "$FILE"` still runs package.json's script: only the program must be known
+    if (!(argv[0] ?? UNKNOWN).includes(UNKNOWN)) defined.push(...codeDefinedBy(argv, bases, root));
   }
   for (const values of read.loose) for (const value of values) consider(value, false);
-  return [...found];
+  return { scripts: [...found], defined };
 }
 
 /** `${X:-.}/.agents/gate.sh`: the path after the last part only running tells, below some folder. */

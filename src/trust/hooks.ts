@@ -2,7 +2,7 @@ import { UNTRUSTED_BROKEN } from "../config/drop-invalid.js";
 import { fileTrust } from "../config/file-trust.js";
 import type { ConfigReport } from "../config/provenance.js";
 import type { HandlerConfig, HookConfig, HookGroup } from "../hooks/rules.js";
-import { scriptsNamedBy } from "./hook-scripts.js";
+import { workspaceCodeOf } from "./hook-scripts.js";
 import { originOf, shownPath } from "./origin.js";
 import { shownPairs } from "./shown-value.js";
 import type { WorkspaceTrust } from "./workspace-trust.js";
@@ -97,7 +97,12 @@ function pinHandler(
 ): HandlerConfig {
   if (handler.kind !== "command") return handler;
   const pins: { file: string; digest: string }[] = [];
-  for (const script of scriptsNamedBy(handler.command, trust.root, { home })) {
+  const code = workspaceCodeOf(handler.command, trust.root, { home });
+  const refuse = (why: string, wantsTrust: boolean): HandlerConfig => {
+    record(handler, { honoured: false, why, wantsTrust, origin: userOwned ? "home" : "workspace" });
+    return { ...handler, refusal: `the hook ${JSON.stringify(handler.command)} was not run: ${why}` };
+  };
+  for (const script of code.scripts) {
     const scriptShown = shownPath(script, trust.root, home);
     const status = trust.file(script);
     const digest = status.trusted ? status.digest : undefined;
@@ -106,15 +111,21 @@ function pinHandler(
       const why = userOwned
         ? `it runs ${scriptShown}, a file of this workspace: ${reason}; or change the hook in ${shownPath(group.file, trust.root, home)} so it runs no file of the workspace`
         : `its script ${scriptShown} ${reason}`;
-      record(handler, {
-        honoured: false,
-        why,
-        wantsTrust: !status.trusted,
-        origin: userOwned ? "home" : "workspace",
-      });
-      return { ...handler, refusal: `the hook was not run: ${why}` };
+      return refuse(why, !status.trusted);
     }
     pins.push({ file: script, digest });
+  }
+  // code the workspace's files define (`npm test`, `make`, `git status` with a core.fsmonitor) is
+  // the folder's to run once it is trusted; it is not pinned, since what it runs (the tests) changes
+  const defined = code.defined[0];
+  if (defined && trust.decision !== "trusted") {
+    const status = trust.file(defined.file);
+    const reason = status.trusted ? "this folder is not trusted" : status.why;
+    const runs = defined.why.replace("{}", shownPath(defined.file, trust.root, home));
+    return refuse(
+      `it runs code of this workspace (${runs}): ${reason}; or change the hook in ${shownPath(group.file, trust.root, home)} so it runs none of the workspace's code`,
+      true,
+    );
   }
   if (!userOwned) record(handler, { honoured: true });
   return pins.length > 0 ? { ...handler, scripts: pins } : handler;

@@ -86,6 +86,8 @@ function packageFiles(name: string, folders: readonly string[], root: string): s
     files.push(path.join(modules, ".bin", bin));
     const manifest = path.join(modules, name, "package.json");
     files.push(manifest, ...binsOf(manifest));
+    // npx runs the project's own bin of that name, before looking anywhere else
+    files.push(...binsOf(path.join(folder, "package.json"), bin));
   }
   return files;
 }
@@ -101,11 +103,20 @@ function runnerConfig(program: string, folders: readonly string[], root: string)
   return upTo(folders, root).flatMap((folder) => names.map((name) => path.join(folder, name)));
 }
 
-function binsOf(manifest: string): string[] {
+/** The files a package.json's `bin` names; `only`: the one bin of that name. */
+function binsOf(manifest: string, only?: string): string[] {
   try {
     if (!statSync(manifest).isFile() || statSync(manifest).size > 1_000_000) return [];
-    const json = JSON.parse(readFileSync(manifest, "utf8")) as { bin?: unknown };
-    const bins = typeof json.bin === "string" ? [json.bin] : Object.values(json.bin ?? {});
+    const json = JSON.parse(readFileSync(manifest, "utf8")) as { bin?: unknown; name?: unknown };
+    const named: Record<string, unknown> =
+      typeof json.bin === "string"
+        ? {
+            [String(json.name ?? "")
+              .split("/")
+              .pop() ?? ""]: json.bin,
+          }
+        : ((json.bin ?? {}) as Record<string, unknown>);
+    const bins = only === undefined ? Object.values(named) : Object.hasOwn(named, only) ? [named[only]] : [];
     return bins
       .filter((bin): bin is string => typeof bin === "string")
       .map((bin) => path.resolve(path.dirname(manifest), bin));
@@ -156,7 +167,7 @@ function nodePreloads(args: string[], folders: readonly string[], root: string):
 }
 
 /** Each folder and the folders above it, as far as the workspace's root. */
-function upTo(folders: readonly string[], root: string): string[] {
+export function upTo(folders: readonly string[], root: string): string[] {
   const found = new Set<string>();
   for (const start of folders) {
     let folder = start;
