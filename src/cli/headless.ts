@@ -70,7 +70,7 @@ export async function run(positionals: string[], options: GlobalOptions): Promis
       {
         root: opened.session.workspace.root,
         pipeline: opened.session.pipeline,
-        workspaceTrusted: opened.session.trust.decision === "trusted",
+        trust: opened.session.trust,
       },
       AbortSignal.timeout(COMMAND_EXPANSION_MS),
     );

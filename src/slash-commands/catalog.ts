@@ -20,6 +20,8 @@ export interface CustomCommand {
   origin: "home" | "workspace";
   /** What the file asks for that Gantry does not do (allowed-tools, model): said when the command runs. */
   notes: string[];
+  /** The bytes the command was parsed from: what trust judges (a file swapped since cannot slip in). */
+  content: Uint8Array;
 }
 
 export interface CommandCatalog {
@@ -42,7 +44,7 @@ export function discoverCommands(root: string, home: string): CommandCatalog {
   for (const origin of ["workspace", "home"] as const) {
     for (const folder of FOLDERS) {
       const base = path.join(origin === "home" ? home : root, folder);
-      for (const file of filesBelow(base, /\.(md|toml)$/)) {
+      for (const file of commandFilesIn(base)) {
         // a workspace's command file that links out of it (to ~/.ssh/id_rsa) would send that file as a prompt
         if (origin === "workspace" && !insideRoot(file, root)) {
           problems.push({ file, message: "links out of the workspace; skipped" });
@@ -58,16 +60,30 @@ export function discoverCommands(root: string, home: string): CommandCatalog {
   return { commands, problems, get: (name) => byName.get(name) };
 }
 
+/**
+ * The workspace's command files, for the trust decision to pin (src/trust/covered.ts): a shell line in
+ * one runs only as approved.
+ */
+export function workspaceCommandFiles(root: string): string[] {
+  return FOLDERS.flatMap((folder) => commandFilesIn(path.join(root, folder))).filter((file) =>
+    insideRoot(file, root),
+  );
+}
+
+function commandFilesIn(base: string): string[] {
+  return filesBelow(base, /\.(md|toml)$/);
+}
+
 /** A prompt template is a page or two; a bigger file is not read (a repository could ship a huge one). */
 const MAX_COMMAND_BYTES = 256 * 1024;
 
 function parseCommandFile(file: string, base: string, origin: "home" | "workspace"): CustomCommand | string {
-  let text: string;
+  let content: Buffer;
   try {
     const size = statSync(file).size;
     if (size > MAX_COMMAND_BYTES)
       return `${size} bytes: larger than a command file may be (${MAX_COMMAND_BYTES}); skipped`;
-    text = readFileSync(file, "utf8");
+    content = readFileSync(file);
   } catch (cause) {
     return `cannot read: ${(cause as Error).message}`;
   }
@@ -78,11 +94,12 @@ function parseCommandFile(file: string, base: string, origin: "home" | "workspac
     .join(":");
   if (!/^[A-Za-z0-9][\w.:-]*$/.test(name))
     return `"${name}" cannot be a command name (letters, digits, - _ . and :)`;
-  const common = { name, file, origin };
+  const common = { name, file, origin, content };
+  const text = content.toString("utf8");
   return file.endsWith(".toml") ? parseToml(text, common) : parseMarkdown(text, common);
 }
 
-type Common = Pick<CustomCommand, "name" | "file" | "origin">;
+type Common = Pick<CustomCommand, "name" | "file" | "origin" | "content">;
 
 function parseMarkdown(text: string, common: Common): CustomCommand | string {
   const front = parseFrontMatter(text);

@@ -1,5 +1,7 @@
+import path from "node:path";
 import { commandOutput } from "../tools/exec/command-output.js";
 import type { ToolPipeline } from "../tools/pipeline.js";
+import type { WorkspaceTrust } from "../trust/workspace-trust.js";
 import type { CustomCommand } from "./catalog.js";
 
 export type Expansion = { ok: true; text: string; notes: string[] } | { ok: false; error: string };
@@ -16,22 +18,32 @@ const SHELL_WAIT_MS = 60_000;
 export async function expandCommand(
   command: CustomCommand,
   args: string,
-  context: { pipeline: ToolPipeline; signal: AbortSignal; workspaceTrusted: boolean },
+  context: { pipeline: ToolPipeline; signal: AbortSignal; trust: Pick<WorkspaceTrust, "root" | "file"> },
 ): Promise<Expansion> {
   const run = async (name: string, callArgs: Record<string, unknown>) =>
     context.pipeline.run({ name, args: callArgs }, { signal: context.signal, agentId: "main" });
   try {
     const pieces = piecesOf(command);
-    // like a hook, a shell line is a command the repository chose: it runs only once you trust the folder
-    if (command.origin === "workspace" && !context.workspaceTrusted && pieces.some((p) => p.kind === "shell"))
-      throw new Error(
-        `its shell lines come from ${command.file}, in a folder you have not trusted; trust it (gantry trust) to run them`,
-      );
+    if (command.origin === "workspace" && pieces.some((p) => p.kind === "shell"))
+      refuseUnapprovedShell(command, context.trust);
     const text = await expandPieces(command, pieces, args, run);
     return { ok: true, text, notes: command.notes.map((note) => `/${command.name}: ${note}`) };
   } catch (cause) {
     return { ok: false, error: `/${command.name}: ${(cause as Error).message}` };
   }
+}
+
+/**
+ * Like a hook's script, a shell line is a command the repository chose: it runs only once the folder is
+ * trusted, and only as the decision approved the file (judged on the bytes it was parsed from); a file
+ * changed or added since (a pull, the agent's own edit) runs none until the folder is trusted again.
+ */
+function refuseUnapprovedShell(command: CustomCommand, trust: Pick<WorkspaceTrust, "root" | "file">): void {
+  const status = trust.file(command.file, command.content);
+  if (status.trusted) return;
+  const shown = path.relative(trust.root, command.file).split(path.sep).join("/");
+  const since = status.state === "changed" || status.state === "new";
+  throw new Error(`its shell lines come from ${shown}${since ? ", which was " : ": "}${status.why}`);
 }
 
 type Run = (name: string, args: Record<string, unknown>) => ReturnType<ToolPipeline["run"]>;

@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import type { ToolPipeline } from "../tools/pipeline.js";
+import type { WorkspaceTrust } from "../trust/workspace-trust.js";
 import { type CommandCatalog, discoverCommands } from "./catalog.js";
 import { type Expansion, expandCommand } from "./expand.js";
 
@@ -15,7 +16,7 @@ export function slashLine(line: string): { name: string; args: string } | undefi
  */
 export async function customCommandPrompt(
   line: string,
-  session: { root: string; pipeline: ToolPipeline; home?: string; workspaceTrusted: boolean },
+  session: { root: string; pipeline: ToolPipeline; home?: string; trust: WorkspaceTrust },
   signal: AbortSignal,
 ): Promise<Expansion | undefined> {
   const parsed = slashLine(line);

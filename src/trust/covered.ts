@@ -3,6 +3,7 @@ import path from "node:path";
 import { createConfigReport } from "../config/provenance.js";
 import { type HookConfig, loadHookConfig } from "../hooks/config.js";
 import { loadMcpServers, serverScripts } from "../mcp/sources.js";
+import { workspaceCommandFiles } from "../slash-commands/catalog.js";
 import { agentFileHookConfig } from "../subagents/agent-hooks.js";
 import { subagentFolders } from "../subagents/types.js";
 import { PROTECTED_AGENT_CONFIG } from "../workspace/protected.js";
@@ -13,7 +14,7 @@ import { resolveWorkspaceTrust } from "./workspace-trust.js";
 /**
  * Every file a decision for `root` pins (SPEC §5a): the config files that exist (what can run code,
  * redirect the model or widen a permission: hooks, settings, MCP servers), the agent definitions
- * (their `model`), and the workspace scripts any hook names.
+ * (their `model`), the custom commands (their shell lines) and the workspace scripts any hook names.
  */
 export function trustCoveredFiles(root: string, home: string): string[] {
   const files = new Set<string>();
@@ -25,6 +26,7 @@ export function trustCoveredFiles(root: string, home: string): string[] {
     if (originOf(folder, home, root) === "workspace")
       for (const file of markdownBelow(folder)) files.add(file);
   }
+  for (const file of workspaceCommandFiles(root)) files.add(file);
   for (const script of hookScripts(root, home)) files.add(script);
   for (const script of mcpServerScripts(root, home)) files.add(script);
   return [...files].sort();

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { discoverCommands } from "../../src/slash-commands/catalog.js";
 import { expandCommand } from "../../src/slash-commands/expand.js";
 import type { ToolPipeline } from "../../src/tools/pipeline.js";
+import { resolveWorkspaceTrust } from "../../src/trust/workspace-trust.js";
 import { put } from "../skills/support.js";
 import { E2E, gantryOn, sees, serverAndWorkspace } from "../support/e2e.js";
 import { startModelServer } from "../support/model-server.js";
@@ -46,7 +47,7 @@ describe("custom command files", () => {
     const context = {
       pipeline: {} as ToolPipeline,
       signal: AbortSignal.timeout(5_000),
-      workspaceTrusted: false,
+      trust: resolveWorkspaceTrust(t.ws.root, { kind: "untrusted", how: "a test" }),
     };
     const expanded = await expandCommand(command, "x$2 $ARGUMENTS", context);
     expect(expanded).toEqual({ ok: true, text: "first=x$2 all=x$2 $ARGUMENTS", notes: [] });
@@ -146,7 +147,7 @@ describe("custom commands end to end", () => {
       const refused = await gantry(["-p", "/setup", "--approval-mode", "yolo"]);
       expect(refused.code).not.toBe(0);
       expect(refused.stderr).toContain(
-        "in a folder you have not trusted; trust it (gantry trust) to run them",
+        '/setup: its shell lines come from .claude/commands/setup.md: this folder is not trusted; run "gantry trust" in it',
       );
       expect(existsSync(`${t.ws.root}/by-repo`)).toBe(false);
       const mine = await gantry(["-p", "/mine", "--approval-mode", "yolo"]);

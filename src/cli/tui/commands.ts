@@ -283,7 +283,7 @@ export function helpText(custom: readonly CustomCommand[] = []): string {
 
 function sessionOf(agent: AgentSession) {
   const { workspace, pipeline, trust } = agent.session;
-  return { root: workspace.root, pipeline, workspaceTrusted: trust.decision === "trusted" };
+  return { root: workspace.root, pipeline, trust };
 }
 
 /** Enabled tools, one per line: name, display group, safety level. */
