@@ -202,7 +202,7 @@ function loopOptions(
     agentId: "main",
     model: model.id,
     prompt: () => prompt,
-    resolveTool: (name) => session.registry.lookup(name)?.spec.name,
+    toolSpec: (name) => session.registry.lookup(name)?.spec,
   });
   return { ...(maxTurns ? { maxTurns } : {}), ...(loopHooks ? { hooks: loopHooks } : {}) };
 }

@@ -99,8 +99,17 @@ export interface ModelRequestFacts {
   model: string;
   system: string;
   messages: { role: "user" | "model"; content: string }[];
-  /** Gantry names of the tools declared this turn. */
-  tools: string[];
+  /** The tools declared this turn. */
+  tools: ModelToolFacts[];
+}
+
+/** A tool declared to the model: what a dialect needs to name it its way, and to read its names back. */
+export interface ModelToolFacts {
+  /** Canonical Gantry name. */
+  name: string;
+  aliases: readonly string[];
+  /** An MCP server's tool (Gemini CLI names it `mcp_<server>_<tool>`). */
+  mcp?: McpToolOrigin;
 }
 
 export type SessionStartSource = "startup" | "resume" | "clear" | "compact";

@@ -16,7 +16,7 @@ export interface EventOutcome extends HookNotes {
   request?: LlmRequestEdit;
   /** before_model / after_model: the first hook's reply text. */
   response?: string;
-  /** before_tool_selection: NONE wins; allowed names are the union of every hook's. */
+  /** before_tool_selection: NONE wins; allowed names (Gantry's) are the union of every hook's. */
   toolConfig?: { none: boolean; allowed?: string[] };
   /** Failures, one line each, named after the hook (logged). */
   warnings: string[];
@@ -46,13 +46,14 @@ export function foldVerdict(outcome: EventOutcome, planned: PlannedHandler, verd
   if (verdict.permission && outcome.permission?.behavior !== "deny")
     outcome.permission = { ...verdict.permission, source };
   for (const ignored of verdict.permission?.ignored ?? []) outcome.warnings.push(`${source}: ${ignored}`);
+  for (const notice of verdict.notices ?? []) outcome.warnings.push(`${source}: ${notice}`);
   if (verdict.response !== undefined && outcome.response === undefined) outcome.response = verdict.response;
   if (verdict.toolConfig) foldToolConfig(outcome, verdict.toolConfig);
 }
 
 function foldToolConfig(outcome: EventOutcome, config: NonNullable<HandlerVerdict["toolConfig"]>): void {
   const current = outcome.toolConfig ?? { none: false };
-  if (config.mode?.toUpperCase() === "NONE") current.none = true;
+  if (config.mode === "NONE") current.none = true;
   if (config.allowed) current.allowed = [...new Set([...(current.allowed ?? []), ...config.allowed])];
   outcome.toolConfig = current;
 }

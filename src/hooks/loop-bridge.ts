@@ -1,7 +1,7 @@
 import type { ConversationMessage } from "../agent/conversation.js";
 import type { LoopHooks, ModelRequestView } from "../agent/loop-hooks.js";
+import type { ToolSpec } from "../tools/contract.js";
 import type { ToolDeclaration } from "../tools/registry.js";
-import { GEMINI_TOOLS, QWEN_TOOLS } from "./dialects/tool-tables.js";
 import type { ModelRequestFacts } from "./events.js";
 import type { SessionHooks } from "./lifecycle.js";
 import { applyLlmRequestEdit } from "./llm-request.js";
@@ -16,8 +16,8 @@ export interface LoopAgent {
   model: string;
   /** The request that started this run (Gemini's AfterAgent `prompt`). */
   prompt(): string;
-  /** A name a hook gave (Gantry's, an alias or a dialect's) → the tool's canonical name. */
-  resolveTool?(name: string): string | undefined;
+  /** A declared tool's aliases and MCP origin, so each dialect can name it its way (and read the names back). */
+  toolSpec?(name: string): Pick<ToolSpec, "aliases" | "mcp"> | undefined;
 }
 
 /**
@@ -117,7 +117,7 @@ async function beforeModel(
       agentId: agent.agentId,
       request: facts(agent, request),
     };
-    tools = selectTools(agent, tools, (await hooks.fire(event, signal)).toolConfig);
+    tools = selectTools(tools, (await hooks.fire(event, signal)).toolConfig);
   }
   const narrowed = { ...added, ...(tools !== request.tools ? { tools } : {}) };
   if (!hooks.has("before_model")) return narrowed;
@@ -143,28 +143,16 @@ async function beforeModel(
   };
 }
 
-/** BeforeToolSelection: NONE declares no tools; allowed names (Gantry's or a dialect's) narrow them. */
+/** BeforeToolSelection: NONE declares no tools; allowed names (Gantry's: each dialect reads its own) narrow them. */
 function selectTools(
-  agent: LoopAgent,
   tools: readonly ToolDeclaration[],
   config: { none: boolean; allowed?: string[] } | undefined,
 ): readonly ToolDeclaration[] {
   if (!config) return tools;
   if (config.none) return [];
   if (!config.allowed) return tools;
-  const allowed = new Set(config.allowed.flatMap((name) => canonicalNames(agent, name)));
+  const allowed = new Set(config.allowed);
   return tools.filter((tool) => allowed.has(tool.name));
-}
-
-/** Gantry's tools a name stands for: a Gemini or Qwen tool name (`replace` is both edit tools), or Gantry's own. */
-function canonicalNames(agent: LoopAgent, name: string): string[] {
-  const fromDialects = [GEMINI_TOOLS, QWEN_TOOLS].flatMap((table) =>
-    Object.entries(table)
-      .filter(([, tool]) => tool.name === name || tool.aliases?.includes(name))
-      .map(([gantry]) => gantry),
-  );
-  const own = agent.resolveTool?.(name);
-  return [...fromDialects, ...(own ? [own] : []), name];
 }
 
 /** A hook's `continue: false` (or a block that ends the turn): said to the user, handed to the loop. */
@@ -184,7 +172,10 @@ function facts(agent: LoopAgent, request: ModelRequestView): ModelRequestFacts {
     model: agent.model,
     system: request.system,
     messages: request.messages.flatMap(textOf),
-    tools: request.tools.map((tool) => tool.name),
+    tools: request.tools.map((tool) => {
+      const spec = agent.toolSpec?.(tool.name);
+      return { name: tool.name, aliases: spec?.aliases ?? [], ...(spec?.mcp ? { mcp: spec.mcp } : {}) };
+    }),
   };
 }
 

@@ -192,7 +192,7 @@ async function runOn(
     agentId: "main",
     model: model.id,
     prompt: () => admitted.prompt,
-    resolveTool: (name) => state.session.registry.lookup(name)?.spec.name,
+    toolSpec: (name) => state.session.registry.lookup(name)?.spec,
   });
   try {
     return await runAgentLoop(state.conversation, model, state.session.pipeline, {

@@ -311,7 +311,7 @@ async function runPlannedAgent(
         transcriptPath: transcript.file,
         model: plan.model.id,
         prompt: () => plan.input.find((message) => message.role === "user")?.text ?? "",
-        resolveTool: (name) => plan.pipeline.registry.lookup(name)?.spec.name,
+        toolSpec: (name) => plan.pipeline.registry.lookup(name)?.spec,
       })
     : undefined;
   try {

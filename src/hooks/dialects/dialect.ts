@@ -1,5 +1,5 @@
 import type { Verdict } from "../../tools/gates.js";
-import type { HookEvent, HookSessionFacts, ToolCallFacts } from "../events.js";
+import type { HookEvent, HookSessionFacts, ModelToolFacts, ToolCallFacts } from "../events.js";
 import type { LlmRequestEdit } from "../llm-request.js";
 import type { MatchNames } from "../matcher.js";
 import type { DialectId, HookRule } from "../rules.js";
@@ -33,8 +33,10 @@ export interface HandlerVerdict {
   response?: string;
   /** Gemini's AfterTool `tailToolCallRequest`: this call runs next, through the pipeline, and its result replaces the first's. */
   tail?: { name: string; args: Record<string, unknown> };
-  /** before_tool_selection: which tools the model may call this turn. */
+  /** before_tool_selection: which tools the model may call this turn (`allowed`: Gantry's names). */
   toolConfig?: { mode?: string; allowed?: string[] };
+  /** What of the answer names nothing or is not applied, and why (logged, naming the hook). */
+  notices?: string[];
   failure?: string;
   /** A failure that silently disables a guard (exit 127): reported every time, loudly. */
   loud?: boolean;
@@ -134,14 +136,20 @@ export function rewriteFrom(
   return { verdict: "deny", reason: `the hook's rewrite cannot be applied: ${merged.message}` };
 }
 
-/** Gemini CLI's stable `llm_request`. */
-export function llmRequest(event: Extract<HookEvent, { request: unknown }>): Record<string, unknown> {
+/**
+ * Gemini CLI's stable `llm_request`; `toolConfig.allowedFunctionNames` lists the tools offered this turn
+ * by the dialect's names (`nameOf`; Gantry's by default). Gemini CLI itself sends no toolConfig there.
+ */
+export function llmRequest(
+  event: Extract<HookEvent, { request: unknown }>,
+  nameOf: (tool: ModelToolFacts) => string = (tool) => tool.name,
+): Record<string, unknown> {
   const { request } = event;
   return {
     model: request.model,
     messages: [{ role: "system", content: request.system }, ...request.messages],
     config: {},
-    toolConfig: { mode: "AUTO", allowedFunctionNames: request.tools },
+    toolConfig: { mode: "AUTO", allowedFunctionNames: request.tools.map(nameOf) },
   };
 }
 
@@ -161,16 +169,6 @@ export function textOfLlmResponse(value: unknown): string | undefined {
   return parts
     .map((part) => (typeof part === "string" ? part : isObject(part) ? String(part.text ?? "") : ""))
     .join("");
-}
-
-/** BeforeToolSelection's `toolConfig`: `mode` (NONE declares no tools) and `allowedFunctionNames`. */
-export function toolConfigOf(value: unknown): Pick<HandlerVerdict, "toolConfig"> {
-  if (!isObject(value)) return {};
-  const mode = typeof value.mode === "string" ? value.mode : undefined;
-  const allowed = Array.isArray(value.allowedFunctionNames)
-    ? value.allowedFunctionNames.filter((name): name is string => typeof name === "string")
-    : undefined;
-  return { toolConfig: { ...(mode ? { mode } : {}), ...(allowed ? { allowed } : {}) } };
 }
 
 /**

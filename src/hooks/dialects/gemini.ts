@@ -1,5 +1,5 @@
 import type { Verdict } from "../../tools/gates.js";
-import type { HookEvent, HookSessionFacts, ToolCallFacts } from "../events.js";
+import type { HookEvent, HookSessionFacts, ModelToolFacts, ToolCallFacts } from "../events.js";
 import { llmRequestEdit } from "../llm-request.js";
 import {
   commonFields,
@@ -12,12 +12,12 @@ import {
   rewriteFrom,
   stringOrUndefined,
   textOfLlmResponse,
-  toolConfigOf,
   toolFields,
   unrecognisedOutput,
   withContext,
 } from "./dialect.js";
 import { argsFromDialect } from "./tool-map.js";
+import { toolSelectionOf } from "./tool-selection.js";
 import { GEMINI_TOOLS } from "./tool-tables.js";
 
 /**
@@ -78,7 +78,11 @@ export const geminiDialect: HookDialect = {
       const advice: HandlerVerdict = {
         ...(common.systemMessage ? { systemMessage: common.systemMessage } : {}),
       };
-      if (event.kind === "before_tool_selection") return { ...advice, ...toolConfigOf(specific.toolConfig) };
+      if (event.kind === "before_tool_selection")
+        return {
+          ...advice,
+          ...toolSelectionOf(specific.toolConfig, event.request.tools, (tool) => [geminiToolName(tool)]),
+        };
       return withContext(
         advice,
         event.kind === "session_start" ? [stringOrUndefined(specific.additionalContext)] : [],
@@ -183,6 +187,12 @@ export function geminiMcpName(origin: { server: string; tool: string }): string 
   return name;
 }
 
+/** A declared tool's name in Gemini CLI: its own built-in's, `mcp_<server>_<tool>`, or else Gantry's. */
+function geminiToolName(tool: ModelToolFacts): string {
+  if (tool.mcp) return geminiMcpName(tool.mcp);
+  return GEMINI_TOOLS[tool.name]?.name ?? tool.name;
+}
+
 function eventFields(event: HookEvent, session: HookSessionFacts): Record<string, unknown> {
   switch (event.kind) {
     case "pre_tool_execution":
@@ -226,8 +236,11 @@ function eventFields(event: HookEvent, session: HookSessionFacts): Record<string
       };
     case "before_model":
     case "before_tool_selection":
-      return { llm_request: llmRequest(event) };
+      return { llm_request: llmRequest(event, geminiToolName) };
     case "after_model":
-      return { llm_request: llmRequest(event), llm_response: llmResponse(event.responseText) };
+      return {
+        llm_request: llmRequest(event, geminiToolName),
+        llm_response: llmResponse(event.responseText),
+      };
   }
 }

@@ -1,5 +1,5 @@
 import { VERDICTS_BY_STRICTNESS, type Verdict } from "../../tools/gates.js";
-import type { HookEvent, HookSessionFacts } from "../events.js";
+import type { HookEvent, HookSessionFacts, ModelToolFacts } from "../events.js";
 import {
   commonFields,
   type HandlerVerdict,
@@ -7,12 +7,12 @@ import {
   lifecycleFields,
   stringOrUndefined,
   textOfLlmResponse,
-  toolConfigOf,
   unrecognisedOutput,
   withContext,
 } from "./dialect.js";
 import { argsToDialect } from "./tool-map.js";
-import { NATIVE_CONTAINER_FIELDS } from "./tool-tables.js";
+import { toolSelectionOf } from "./tool-selection.js";
+import { GEMINI_TOOLS, NATIVE_CONTAINER_FIELDS, QWEN_TOOLS } from "./tool-tables.js";
 
 /** Lifecycle events a native hook may block with `{"decision": "deny" | "block", "reason"}`. */
 const BLOCKABLE = new Set<HookEvent["kind"]>([
@@ -56,7 +56,8 @@ export const nativeDialect: HookDialect = {
     const verdict: HandlerVerdict = withContext(common, [stringOrUndefined(output.additionalContext)]);
     if (event.kind === "pre_tool_execution" && common.stop)
       return { ...verdict, verdict: "deny", reason: common.stop };
-    if (event.kind === "before_tool_selection") return { ...verdict, ...toolConfigOf(output.toolConfig) };
+    if (event.kind === "before_tool_selection")
+      return { ...verdict, ...toolSelectionOf(output.toolConfig, event.request.tools, otherHarnessNames) };
     if (output.decision === undefined) return withResponse(verdict, output, event);
     if (event.kind === "pre_tool_execution") {
       if (!VERDICTS_BY_STRICTNESS.includes(output.decision as Verdict))
@@ -104,4 +105,14 @@ function eventFields(event: HookEvent, session: HookSessionFacts): Record<string
     default:
       return lifecycleFields(event);
   }
+}
+
+/** A native hook may name a tool as Gemini CLI or Qwen Code do, too (`read_file`, `glob`, `Shell`). */
+function otherHarnessNames(tool: ModelToolFacts): string[] {
+  const names = [tool.name];
+  const gemini = GEMINI_TOOLS[tool.name];
+  const qwen = QWEN_TOOLS[tool.name];
+  if (gemini) names.push(gemini.name, ...(gemini.aliases ?? []));
+  if (qwen) names.push(qwen.name, ...(qwen.aliases ?? []));
+  return names;
 }
