@@ -1,5 +1,5 @@
 import path from "node:path";
-import { parseApprovalMode } from "../policy/modes.js";
+import { type ApprovalMode, parseApprovalMode } from "../policy/modes.js";
 import { isModelTier } from "./model-tiers.js";
 import type { SubagentDefinition } from "./types.js";
 
@@ -14,14 +14,14 @@ type RunField =
 
 /**
  * How the agent runs, from the fields Claude Code (`permissionMode`, `background`, `isolation`,
- * `maxTurns`, `skills`) and Gemini CLI (`kind`, `max_turns`, `timeout_mins`, `temperature`) add; a value
- * Gantry cannot honour is an error naming the field, so the agent never runs other than written.
+ * `maxTurns`, `skills`), Gemini CLI (`kind`, `max_turns`, `timeout_mins`, `temperature`) and Qwen Code
+ * (`approvalMode`) add; a value Gantry cannot honour is an error naming the field, so the agent never
+ * runs other than written.
  */
 export function parseRunFields(fields: Record<string, unknown>): Pick<SubagentDefinition, RunField> | string {
-  const problem = kindProblem(fields.kind) ?? valueProblem(fields);
+  const problem = kindProblem(fields.kind) ?? executorProblem(fields.executor) ?? valueProblem(fields);
   if (problem) return problem;
-  const approvalMode =
-    typeof fields.permissionMode === "string" ? parseApprovalMode(fields.permissionMode) : undefined;
+  const approvalMode = agentModeOf(fields);
   const maxTurns = (fields.max_turns ?? fields.maxTurns) as number | undefined;
   const minutes = fields.timeout_mins as number | undefined;
   const skills = namesOf(fields.skills);
@@ -38,6 +38,27 @@ export function parseRunFields(fields: Record<string, unknown>): Pick<SubagentDe
   };
 }
 
+/**
+ * Claude Code's `auto` is its classifier mode: nothing here judges calls that way, so it narrows as
+ * Qwen Code reads it, to acceptEdits. Qwen Code's own `approvalMode` wins over `permissionMode`, as
+ * there; its `bubble` (asks go to the parent) runs as `default`, the asks denied as any subagent's are.
+ */
+const AGENT_MODES: Record<string, ApprovalMode> = { auto: "auto-edit", bubble: "default" };
+const QWEN_MODES = ["default", "plan", "auto-edit", "yolo", "bubble"];
+
+function agentModeOf(fields: Record<string, unknown>): ApprovalMode | undefined {
+  if (typeof fields.approvalMode === "string")
+    return AGENT_MODES[fields.approvalMode] ?? parseApprovalMode(fields.approvalMode);
+  if (typeof fields.permissionMode !== "string") return undefined;
+  return AGENT_MODES[fields.permissionMode] ?? parseApprovalMode(fields.permissionMode);
+}
+
+/** Qwen Code's `executor` hands the agent to another program; running it here instead would be another agent. */
+function executorProblem(executor: unknown): string | undefined {
+  if (executor === undefined) return undefined;
+  return "executor (an external agent process) is not supported; only agents Gantry runs itself load (remove executor: to run it here)";
+}
+
 function kindProblem(kind: unknown): string | undefined {
   if (kind === undefined || kind === "local") return undefined;
   return kind === "remote"
@@ -50,8 +71,14 @@ const isCount = (value: unknown) => Number.isInteger(value) && (value as number)
 function valueProblem(fields: Record<string, unknown>): string | undefined {
   const shown = (value: unknown) => JSON.stringify(value);
   const mode = fields.permissionMode;
-  if (mode !== undefined && (typeof mode !== "string" || parseApprovalMode(mode) === undefined))
-    return `permissionMode must be default, acceptEdits, dontAsk, bypassPermissions or plan (got ${shown(mode)})`;
+  if (
+    mode !== undefined &&
+    (typeof mode !== "string" || (mode !== "auto" && parseApprovalMode(mode) === undefined))
+  )
+    return `permissionMode must be default, acceptEdits, auto, dontAsk, bypassPermissions or plan (got ${shown(mode)})`;
+  const qwenMode = fields.approvalMode;
+  if (qwenMode !== undefined && !(typeof qwenMode === "string" && QWEN_MODES.includes(qwenMode)))
+    return `approvalMode must be default, plan, auto-edit, yolo or bubble (got ${shown(qwenMode)})`;
   if (fields.background !== undefined && typeof fields.background !== "boolean")
     return `background must be true or false (got ${shown(fields.background)})`;
   if (fields.isolation !== undefined && fields.isolation !== "worktree")
@@ -87,9 +114,11 @@ function namesOf(value: unknown): string[] | string {
 /**
  * Claude Code's `mcpServers` as tool names: each server it names (one the settings configure) gives the
  * agent that server's tools. A server defined inline in the file (Claude Code's objects, Gemini CLI's
- * map) is refused: agent files do not start processes of their own.
+ * `mcp_servers` map, always inline) is refused: agent files do not start processes of their own.
  */
-export function mcpServerTools(value: unknown): string[] | string {
+export function mcpServerTools(value: unknown, geminiServers?: unknown): string[] | string {
+  if (geminiServers !== undefined)
+    return "mcp_servers (servers defined in the agent file) are not started from agent files; add the server to mcpServers in settings and list its tools (mcp_<server>_*) in tools";
   if (value === undefined) return [];
   const inline =
     "mcpServers in an agent file may only name servers your settings configure; add the server to mcpServers in settings and name it here";
@@ -127,7 +156,20 @@ const NOT_HONOURED: Record<string, string> = {
   hooks:
     'hooks in an agent file run for that agent\'s own calls, only once the folder holding the file is trusted ("gantry trust" shows them)',
   memory: "memory (a persistent memory folder) is not supported; the agent runs without one",
+  effort: "effort (the model's reasoning effort) is not supported; the agent runs at the model's default",
+  initialPrompt:
+    "initialPrompt applies when the agent is the main session's agent (claude --agent); a subagent starts from the prompt its parent gives",
 };
+
+/** Values read, but not as their harness means them: said, so the difference is not a surprise. */
+function valueWarnings(fields: Record<string, unknown>): string[] {
+  const warnings: string[] = [];
+  if (fields.permissionMode === "auto" && fields.approvalMode === undefined)
+    warnings.push(
+      "permissionMode auto (Claude Code's classifier) has no counterpart here; the agent runs as with acceptEdits: edits run, commands and network tools ask",
+    );
+  return warnings;
+}
 const KNOWN = new Set([
   ...[
     "name",
@@ -141,12 +183,12 @@ const KNOWN = new Set([
     "hooks",
   ],
   ...["mcpServers", "background", "isolation", "color", "kind", "max_turns", "timeout_mins", "temperature"],
-  "top_p",
+  ...["top_p", "display_name", "approvalMode"],
 ]);
 
 /** What the file says that the agent will run without: said by `gantry agents`, never silently dropped. */
 export function fieldWarnings(fields: Record<string, unknown>): string[] {
-  const warnings: string[] = [];
+  const warnings: string[] = valueWarnings(fields);
   for (const key of Object.keys(fields)) {
     if (Object.hasOwn(NOT_HONOURED, key)) warnings.push(NOT_HONOURED[key] as string);
     else if (!KNOWN.has(key)) warnings.push(`unknown field "${key}"; ignored`);

@@ -3,7 +3,8 @@ import { createRequire } from "node:module";
 /** A markdown file's YAML front matter (between `---` lines) and the text after it. */
 export type FrontMatter =
   | { ok: true; fields: Record<string, unknown>; body: string }
-  | { ok: false; problem: "missing" | "invalid"; message: string };
+  /** `list`: the YAML is a list, not a mapping (Gemini CLI's files of remote agents are). */
+  | { ok: false; problem: "missing" | "invalid" | "list"; message: string };
 
 const FRONT_MATTER = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/;
 
@@ -32,7 +33,7 @@ export function parseFrontMatter(text: string): FrontMatter {
   if (typeof fields !== "object" || fields === null || Array.isArray(fields)) {
     return {
       ok: false,
-      problem: "invalid",
+      problem: Array.isArray(fields) ? "list" : "invalid",
       message: "front matter must be a mapping (name: ..., tools: ...)",
     };
   }

@@ -111,15 +111,7 @@ export function parseSubagentMarkdown(
   file: string,
 ): { ok: true; definition: SubagentDefinition; warnings: string[] } | { ok: false; message: string } {
   const parsed = parseFrontMatter(text);
-  if (!parsed.ok) {
-    return {
-      ok: false,
-      message:
-        parsed.problem === "missing"
-          ? "no front matter: the file must start with a `---` line"
-          : parsed.message,
-    };
-  }
+  if (!parsed.ok) return { ok: false, message: frontMatterProblem(parsed) };
   const fields = flattenQwenFields(parsed.fields);
   const name = fields.name ?? path.basename(file, ".md");
   if (typeof name !== "string" || !NAME_PATTERN.test(name)) {
@@ -134,7 +126,7 @@ export function parseSubagentMarkdown(
   }
   const parsedTools = parseToolsField(fields.tools);
   if (typeof parsedTools === "string") return { ok: false, message: parsedTools };
-  const serverTools = mcpServerTools(fields.mcpServers);
+  const serverTools = mcpServerTools(fields.mcpServers, fields.mcp_servers);
   if (typeof serverTools === "string") return { ok: false, message: serverTools };
   const tools: ToolSelection =
     parsedTools.kind === "list"
@@ -166,6 +158,14 @@ export function parseSubagentMarkdown(
     },
     warnings: fieldWarnings(fields),
   };
+}
+
+function frontMatterProblem(parsed: Extract<ReturnType<typeof parseFrontMatter>, { ok: false }>): string {
+  if (parsed.problem === "missing") return "no front matter: the file must start with a `---` line";
+  // Gemini CLI's list of remote agents
+  if (parsed.problem === "list")
+    return "the front matter is a list (Gemini CLI's remote agents); remote (A2A) agents are not supported, only local ones with name:, description: and a prompt";
+  return parsed.message;
 }
 
 /** `tools:` as a YAML list or Claude Code's comma-separated string; absent or `*` = all tools. */
@@ -201,6 +201,7 @@ export function loadSubagentDefinitions(
         ? workspaceRoot
         : undefined;
     for (const file of filesBelow(folder, /\.md$/)) {
+      if (skippedByItsHarness(folder, file)) continue;
       const outside = confine && linksOutOf(confine, file);
       if (outside) {
         problems.push({ file, message: `links outside the workspace (to ${outside}); not read` });
@@ -224,6 +225,15 @@ export function loadSubagentDefinitions(
     }
   }
   return { definitions: [...byName.values()], problems, contents };
+}
+
+/**
+ * Gemini CLI reads only the files directly in its folder, and none whose name starts with `_` (drafts,
+ * templates): neither does Gantry there, so the same agents load.
+ */
+function skippedByItsHarness(folder: string, file: string): boolean {
+  const gemini = /[\\/](\.gemini|gemini-cli)[\\/]agents$/.test(folder);
+  return gemini && (path.basename(file).startsWith("_") || path.dirname(file) !== folder);
 }
 
 /** Where `file` really lies when that is outside `root` (a symlink, or a linked folder above it). */

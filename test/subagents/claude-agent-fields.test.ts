@@ -41,7 +41,7 @@ describe("Claude Code agent fields", () => {
     expect(parsed.ok && parsed.warnings).toEqual([]);
     const bad = parseSubagentMarkdown(agentFile("x", "permissionMode: sometimes"), "/p/.claude/agents/x.md");
     expect(!bad.ok && bad.message).toContain(
-      "permissionMode must be default, acceptEdits, dontAsk, bypassPermissions or plan",
+      "permissionMode must be default, acceptEdits, auto, dontAsk, bypassPermissions or plan",
     );
   });
 
