@@ -19,7 +19,7 @@ export interface ToolAccess {
   allows(canonicalName: string): boolean;
   /** Names that are no tool of any harness: the agent file is wrong, and the subagent does not start. */
   unknown: string[];
-  /** Tools another harness has that this session lacks (TodoWrite, an absent MCP server): noted, not fatal. */
+  /** Tools another harness has that this session lacks (NotebookEdit, an absent MCP server): noted, not fatal. */
   unavailable: string[];
 }
 

@@ -158,6 +158,9 @@ export function createSubagentHost(deps: SubagentHostDeps): SubagentHost {
         }
         spec = tier.model;
       }
+      // a bare model id is one of the parent's provider (Qwen Code's reading of `model: qwen3-coder-plus`)
+      const provider = providerOf(binding.model.id);
+      if (spec !== undefined && !spec.includes(":") && provider) spec = `${provider}:${spec}`;
       if (spec === undefined || spec === binding.model.id) return binding.model;
       // the front end that bound the model also knows how to make others (keeps the AI SDK off this path)
       if (binding.modelFor) return binding.modelFor(spec);
@@ -168,6 +171,8 @@ export function createSubagentHost(deps: SubagentHostDeps): SubagentHost {
       // a tier stays with the parent's provider (or the user's subagents.models): no provider switch
       if (isModelTier(definition.model)) return definition.model;
       const parent = host.binding?.model.id;
+      // a bare model id stays with the parent's provider, as a tier does
+      if (!definition.model.includes(":")) return definition.model;
       if (parent !== undefined && providerOf(parent) === providerOf(definition.model))
         return definition.model;
       if (!warned.has(definition.name)) {

@@ -12,12 +12,32 @@ const GROUPS: Record<string, readonly string[]> = {
   BashOutput: ["manage_task"],
   KillShell: ["manage_task"],
   KillBash: ["manage_task"],
+  // Claude Code's background-task tools since BashOutput and KillShell (Qwen Code's mirror them)
+  TaskOutput: ["manage_task"],
+  TaskStop: ["manage_task"],
+  task_output: ["manage_task"],
+  task_stop: ["manage_task"],
+  // to-do lists, by every name the harnesses have had: Gantry's plan is update_plan
+  TodoWrite: ["update_plan"],
+  TaskCreate: ["update_plan"],
+  TaskGet: ["update_plan"],
+  TaskList: ["update_plan"],
+  TaskUpdate: ["update_plan"],
+  task_create: ["update_plan"],
+  task_get: ["update_plan"],
+  task_list: ["update_plan"],
+  task_update: ["update_plan"],
   Agent: ["agent"],
+  // Gemini CLI's agent tool
+  invoke_agent: ["agent"],
   // the shells' background tasks are manage_task's in Gantry
   run_shell_command: ["run_command", "manage_task"],
   Shell: ["run_command", "manage_task"],
-  // names older Gemini CLI and Qwen Code versions used
+  // names older Gemini CLI and Qwen Code versions used (Qwen Code's display names among them)
   search_file_content: ["grep_search"],
+  SearchFiles: ["grep_search"],
+  FindFiles: ["find_by_name"],
+  ReadFolder: ["list_dir"],
   ls: ["list_dir"],
   task: ["agent"],
   replace: ["replace_file_content", "multi_replace_file_content"],
@@ -25,39 +45,27 @@ const GROUPS: Record<string, readonly string[]> = {
 };
 
 /**
- * Tools those harnesses have and Gantry does not (to-do lists, notebooks, memory, plan mode, skills):
- * an agent file naming them still loads, and the subagent is told they are not available here.
+ * Tools those harnesses have and Gantry does not (notebooks, memory, plan mode, skills, MCP resources,
+ * language servers, cron, worktree switching): an agent file naming them still loads, the subagent is
+ * told they are not available here, and `gantry agents` lists them. Claude Code's names are its tools
+ * reference's, Gemini CLI's its ALL_BUILTIN_TOOL_NAMES, Qwen Code's its ToolNames and display names.
  */
 export const TOOLS_WITHOUT_GANTRY_COUNTERPART = new Set([
-  "TodoWrite",
-  "TodoRead",
-  "NotebookEdit",
-  "NotebookRead",
-  "ExitPlanMode",
-  "EnterPlanMode",
-  "Skill",
-  "SlashCommand",
-  "ListMcpResourcesTool",
-  "ReadMcpResourceTool",
-  "write_todos",
-  "todo_write",
-  "save_memory",
-  "read_many_files",
-  "activate_skill",
-  "skill",
-  "exit_plan_mode",
-  "enter_plan_mode",
-  "get_internal_docs",
-  "complete_task",
-  "update_topic",
-  "lsp",
-  "task_create",
-  "task_get",
-  "task_list",
-  "task_update",
-  "task_stop",
-  "task_output",
+  // Claude Code
+  ...["TodoRead", "NotebookEdit", "NotebookRead", "ExitPlanMode", "EnterPlanMode", "Skill", "SlashCommand"],
+  ...["ListMcpResourcesTool", "ReadMcpResourceTool", "LSP", "Monitor", "CronCreate", "CronDelete"],
+  ...["CronList", "EnterWorktree", "ExitWorktree", "ToolSearch", "Artifact", "PowerShell"],
+  // Gemini CLI
+  ...["save_memory", "read_many_files", "activate_skill", "exit_plan_mode", "enter_plan_mode"],
+  ...["get_internal_docs", "complete_task", "update_topic", "read_mcp_resource", "list_mcp_resources"],
+  ...["tracker_create_task", "tracker_update_task", "tracker_get_task", "tracker_list_tasks"],
+  ...["tracker_add_dependency", "tracker_visualize"],
+  // Qwen Code (its ids, then its display names)
+  ...["skill", "lsp", "SaveMemory", "Lsp", "ReadManyFiles"],
 ]);
+
+/** Gemini CLI's tools from its discovery command (`discovered_tool_<name>`): none are discovered here. */
+const DISCOVERED_TOOL = /^discovered_tool_/;
 
 const DIALECT_NAMES: Record<string, string[]> = (() => {
   const names: Record<string, string[]> = {};
@@ -78,5 +86,8 @@ export function gantryToolsFor(entry: string): { tools: readonly string[]; diale
   const name = /^(Task|Agent)\(.*\)$/.test(entry) ? entry.slice(0, entry.indexOf("(")) : entry;
   const mapped = GROUPS[name] ?? DIALECT_NAMES[name];
   if (mapped) return { tools: mapped, dialectName: true };
-  return { tools: [name], dialectName: TOOLS_WITHOUT_GANTRY_COUNTERPART.has(name) };
+  return {
+    tools: [name],
+    dialectName: TOOLS_WITHOUT_GANTRY_COUNTERPART.has(name) || DISCOVERED_TOOL.test(name),
+  };
 }

@@ -88,18 +88,21 @@ describe("agent files name tools in any harness's words", () => {
     ]);
   });
 
-  it("Claude Code's names, Agent(worker) and WebSearch (search_web) included; TodoWrite is noted, not fatal", async () => {
-    const { names, access } = await allowedBy("tools: Read, Grep, Glob, Agent(worker), TodoWrite, WebSearch");
+  it("Claude Code's names, Agent(worker), WebSearch (search_web) and TodoWrite (update_plan) included; NotebookEdit is noted, not fatal", async () => {
+    const { names, access } = await allowedBy(
+      "tools: Read, Grep, Glob, Agent(worker), TodoWrite, NotebookEdit, WebSearch",
+    );
     expect(names.sort()).toEqual([
       "agent",
       "find_by_name",
       "grep_search",
       "list_dir",
       "search_web",
+      "update_plan",
       "view_file",
     ]);
     expect(access.unknown).toEqual([]);
-    expect(access.unavailable).toEqual(["TodoWrite"]);
+    expect(access.unavailable).toEqual(["NotebookEdit"]);
   });
 
   it("disallowedTools takes tools away, in any harness's words", async () => {
