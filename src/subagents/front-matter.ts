@@ -17,6 +17,11 @@ function yamlParser(): YamlParse {
   return parseYaml;
 }
 
+/** The YAML between the `---` lines, as written (for a reader more lenient than YAML). */
+export function frontMatterText(text: string): string | undefined {
+  return FRONT_MATTER.exec(text)?.[1];
+}
+
 export function parseFrontMatter(text: string): FrontMatter {
   const match = FRONT_MATTER.exec(text);
   if (!match) return { ok: false, problem: "missing", message: "no front matter between `---` lines" };
