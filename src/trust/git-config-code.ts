@@ -49,8 +49,12 @@ function gitInvocation(args: readonly string[]): { subcommand?: string; folder: 
   let folder = ".";
   for (let at = 0; at < args.length; at++) {
     const word = args[at] ?? "";
-    if (word === "-C") folder = path.join(folder, args[++at] ?? ".");
-    else if (word === "-c" || word === "--git-dir" || word === "--work-tree" || word === "--namespace") at++;
+    if (word === "-C") {
+      // `-C a -C b` is a/b; `-C /x` starts again from /x
+      const value = args[++at] ?? ".";
+      folder = path.isAbsolute(value) ? value : path.join(folder, value);
+    } else if (word === "-c" || word === "--git-dir" || word === "--work-tree" || word === "--namespace")
+      at++;
     else if (!word.startsWith("-") || word === "--version" || word === "--help")
       return { subcommand: word, folder };
   }

@@ -300,6 +300,14 @@ describe("git and the repository's own git files", () => {
     expect(shownReasons("git checkout -b x")).toEqual(["git runs the hook .githooks/post-checkout"]);
     expect(shownReasons("git status")).toEqual([]);
   });
+
+  it("git -C of the repository by its absolute path, from a folder outside it", async () => {
+    await repository("[core]\n\tfsmonitor = ./m.sh\n");
+    const root = (ws as TempWorkspace).root;
+    expect(shownReasons(`cd /tmp && git -C ${root} status`)).toEqual([
+      "git runs the core.fsmonitor command .git/config defines",
+    ]);
+  });
 });
 
 describe("npx of the project's own bin", () => {
