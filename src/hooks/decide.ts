@@ -13,6 +13,8 @@ export function interpretExit(
   exit: CommandHookExit,
 ): HandlerVerdict {
   const stderr = exit.stderr.trim();
+  const own = exit.stdoutOverflow ? undefined : dialect.failedExit?.(exit, event, session);
+  if (own) return own;
   if (exit.exitCode === 2 && dialect.exitTwoBlocks) return dialect.blockedBy(exit.stderr, event);
   if (exit.exitCode === 127 || exit.exitCode === 126) {
     const what = exit.exitCode === 127 ? "command not found" : "command not executable";
@@ -103,6 +105,7 @@ export function createVerdictAggregate(args: Record<string, unknown>, phase: "be
         return;
       }
       noteFor(notes, source, verdict);
+      for (const notice of verdict.notices ?? []) reports.push(`${source}: ${notice}`);
       additionalContext.push(...(verdict.additionalContext ?? []));
       if (phase === "after") {
         // seed 002: decisions after the call are ignored; Gemini CLI's AfterTool deny hides the result

@@ -3,6 +3,7 @@ import type { HookEvent, HookSessionFacts, ModelToolFacts, ToolCallFacts } from 
 import type { LlmRequestEdit } from "../llm-request.js";
 import type { MatchNames } from "../matcher.js";
 import type { DialectId, HookRule } from "../rules.js";
+import type { CommandHookExit } from "../run-command.js";
 import { dialectToolFor } from "./shell-views.js";
 import { argsFromDialect, argsToDialect, type DialectTool } from "./tool-map.js";
 
@@ -72,6 +73,11 @@ export interface HookDialect {
   decode(output: Record<string, unknown>, event: HookEvent, session: HookSessionFacts): HandlerVerdict;
   /** What exit code 2's stderr means for this event. */
   blockedBy(stderr: string, event: HookEvent): HandlerVerdict;
+  /**
+   * A command's non-zero exit read by the harness's own rule (Gemini CLI reads the output whatever the
+   * code); undefined: the shared reading (exit 2 blocks where `exitTwoBlocks`, other codes are failures).
+   */
+  failedExit?(exit: CommandHookExit, event: HookEvent, session: HookSessionFacts): HandlerVerdict | undefined;
   /** Stdout that is not JSON, from a hook that exited 0. */
   plainText(text: string, event: HookEvent): HandlerVerdict;
 }

@@ -16,6 +16,7 @@ import {
   unrecognisedOutput,
   withContext,
 } from "./dialect.js";
+import { geminiFailedExit } from "./gemini-exit.js";
 import { argsFromDialect } from "./tool-map.js";
 import { toolSelectionOf } from "./tool-selection.js";
 import { GEMINI_TOOLS } from "./tool-tables.js";
@@ -97,6 +98,7 @@ export const geminiDialect: HookDialect = {
     // AfterTool: the result is hidden; BeforeAgent, AfterAgent (a retry), Before/AfterModel: the turn
     return { block: reason };
   },
+  failedExit: (exit, event, session) => geminiFailedExit(geminiDialect, exit, event, session),
   plainText: unrecognisedOutput,
 };
 
