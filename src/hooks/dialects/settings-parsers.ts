@@ -30,6 +30,16 @@ const QWEN_HANDLER_FIELDS = [
   "failMode",
   "if",
 ];
+/**
+ * Gemini CLI's model events: Claude Code and Qwen Code have none of them (Qwen's registry skips an event
+ * name it does not know), and their contract has no field for what such a hook answers.
+ */
+const GEMINI_ONLY_EVENTS: Record<string, string> = {
+  BeforeModel: "before_model",
+  AfterModel: "after_model",
+  BeforeToolSelection: "before_tool_selection",
+};
+const HARNESS = { claude: "Claude Code", qwen: "Qwen Code" };
 /** PostToolUse runs after a success and PostToolUseFailure after a failure (one Gantry event). */
 const ONLY: Record<string, HookRule["only"]> = { PostToolUse: "success", PostToolUseFailure: "failure" };
 
@@ -64,6 +74,13 @@ function parseClaudeStyle(raw: unknown, source: SourceContext, dialect: "claude"
     rules: [],
   };
   for (const [key, value] of Object.entries(raw.hooks)) {
+    const native = Object.hasOwn(GEMINI_ONLY_EVENTS, key) ? GEMINI_ONLY_EVENTS[key] : undefined;
+    if (native) {
+      const message = `event "${key}" is Gemini CLI's; ${HARNESS[dialect]} has no such event, so its hooks are ignored (put it in .gemini/settings.json, or as ${native} in .agents/hooks.json)`;
+      ctx.events.push({ file: ctx.file, key, fires: false });
+      source.problems.push(warning(ctx.file, `hooks.${key}`, message));
+      continue;
+    }
     const event = eventFor(ctx, key, `hooks.${key}`);
     if (event) group.rules.push(...parseRules(ctx, value, `hooks.${key}`, event, { key, only: ONLY[key] }));
   }
