@@ -66,6 +66,12 @@ export function loadProjectInstructions(
       continue;
     }
     const text = readText(file);
+    if (typeof text === "object") {
+      options.skipped?.push(
+        `${source.home ? `~/${source.rel}` : source.rel} ${text.refused}; it is not read into the prompt`,
+      );
+      continue;
+    }
     if (text === undefined || text.trim() === "") continue;
     const roots = source.home ? [source.base, workspaceRoot] : [workspaceRoot];
     const imports = new Imports({ roots, workspaceRoot, options });
@@ -102,7 +108,12 @@ class Imports {
       }
       if (this.seen.has(target)) continue;
       this.seen.add(target);
-      const content = readText(target) ?? "";
+      const read = readText(target);
+      if (typeof read === "object") {
+        out += `\n\n[@${written} not imported: it ${read.refused}]`;
+        continue;
+      }
+      const content = read ?? "";
       const nested = depth < MAX_IMPORT_DEPTH ? this.of(content, path.dirname(target), depth + 1) : "";
       out += `\n\n--- imported from @${written} ---\n${content.trimEnd()}${nested}`;
     }
@@ -146,8 +157,12 @@ function refusal(
   return undefined;
 }
 
-/** A regular file's text, at most what the cap keeps; a named pipe or device is never opened blocking. */
-function readText(file: string): string | undefined {
+/**
+ * A regular file's text, at most what the cap keeps; undefined when it cannot be opened (none there). A
+ * named pipe or device is never opened blocking, and is refused by name (a pipe would block the start,
+ * /dev/zero fill the prompt).
+ */
+function readText(file: string): string | { refused: string } | undefined {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -155,7 +170,10 @@ function readText(file: string): string | undefined {
     return undefined;
   }
   try {
-    if (!fstatSync(fd).isFile()) return undefined;
+    const stat = fstatSync(fd);
+    if (stat.isFIFO()) return { refused: "is a named pipe (FIFO), not a regular file" };
+    if (!stat.isFile())
+      return stat.isDirectory() ? undefined : { refused: "is not a regular file (a device or socket)" };
     const buffer = Buffer.alloc(MAX_INSTRUCTION_BYTES);
     const length = readSync(fd, buffer, 0, buffer.length, 0);
     return buffer.subarray(0, length).toString("utf8");

@@ -1,17 +1,27 @@
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, type Stats } from "node:fs";
 
 /** Larger than any configuration file (`~/.claude.json` holds megabytes of Claude Code's state). */
 export const MAX_CONFIG_BYTES = 64 * 1024 * 1024;
 
+export interface ReadOptions {
+  /** At most this many bytes (MAX_CONFIG_BYTES unless said): a larger file is refused. */
+  maxBytes?: number;
+  /** Read the first `maxBytes` of a larger file instead of refusing it. */
+  head?: boolean;
+}
+
 /**
- * A file's bytes; undefined when it does not exist (other errors, a folder or no permission, are
- * thrown). A device or socket is refused, and at most MAX_CONFIG_BYTES are read: a repository's
- * settings file that links to /dev/zero would otherwise exhaust memory and crash the start.
+ * A regular file's bytes; undefined when it does not exist (other errors, a folder or no permission, are
+ * thrown). Opened without blocking and refused unless it is a regular file: a repository's config file
+ * that is a named pipe would otherwise block the start forever (nobody writes to it), and one that
+ * links to /dev/zero would exhaust memory. At most MAX_CONFIG_BYTES are read.
  */
-export function readIfPresent(file: string): Buffer | undefined {
+export function readIfPresent(file: string, options: ReadOptions = {}): Buffer | undefined {
+  const maxBytes = options.maxBytes ?? MAX_CONFIG_BYTES;
   let fd: number;
   try {
-    fd = openSync(file, "r");
+    // O_NONBLOCK: opening a pipe for reading returns at once instead of waiting for a writer
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
@@ -20,29 +30,22 @@ export function readIfPresent(file: string): Buffer | undefined {
   try {
     const stat = fstatSync(fd);
     if (stat.isDirectory()) throw Object.assign(new Error(`EISDIR: ${file} is a folder`), { code: "EISDIR" });
-    if (!stat.isFile() && !stat.isFIFO())
-      throw new Error(`${file} is not a regular file (a device or socket); it is not read`);
-    if (stat.size > MAX_CONFIG_BYTES) throw tooLarge(file);
-    return stat.isFile() ? readFileSync(fd) : readBounded(fd, file);
+    if (!stat.isFile()) throw new Error(`${file} ${notRegular(stat)}; it is not read`);
+    if (stat.size <= maxBytes) return readFileSync(fd);
+    if (!options.head) throw new Error(`${file} is larger than ${sizeOf(maxBytes)}; it is not read`);
+    const buffer = Buffer.alloc(maxBytes);
+    return buffer.subarray(0, readSync(fd, buffer, 0, maxBytes, 0));
   } finally {
     closeSync(fd);
   }
 }
 
-/** A pipe's content, up to the cap. */
-function readBounded(fd: number, file: string): Buffer {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for (;;) {
-    const chunk = Buffer.alloc(64 * 1024);
-    const read = readSync(fd, chunk, 0, chunk.length, null);
-    if (read === 0) return Buffer.concat(chunks);
-    total += read;
-    if (total > MAX_CONFIG_BYTES) throw tooLarge(file);
-    chunks.push(chunk.subarray(0, read));
-  }
+/** What a file that is no regular file is, in a refusal. */
+function notRegular(stat: Stats): string {
+  if (stat.isFIFO()) return "is a named pipe (FIFO), not a regular file";
+  return "is not a regular file (a device or socket)";
 }
 
-function tooLarge(file: string): Error {
-  return new Error(`${file} is larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MiB; it is not read`);
+function sizeOf(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${bytes / 1024 / 1024} MiB` : `${bytes} bytes`;
 }

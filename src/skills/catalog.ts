@@ -1,4 +1,13 @@
-import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 import path from "node:path";
 import { shownPath } from "../trust/origin.js";
 import { isInside } from "../workspace/paths.js";
@@ -197,12 +206,13 @@ function readHead(file: string, folder: string): Head {
     return { kind: "refused", message: `is a link that leaves its skill folder (to ${real})` };
   let fd: number;
   try {
-    if (!statSync(real).isFile()) return { kind: "refused", message: "is not a regular file" };
-    fd = openSync(real, "r");
+    // opened without blocking and judged on what was opened: a file swapped for a pipe is not waited on
+    fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (cause) {
     return { kind: "refused", message: `cannot be read: ${(cause as Error).message}` };
   }
   try {
+    if (!fstatSync(fd).isFile()) return { kind: "refused", message: "is not a regular file" };
     const buffer = Buffer.allocUnsafe(HEAD_BYTES);
     const bytes = readSync(fd, buffer, 0, HEAD_BYTES, 0);
     return { kind: "text", text: buffer.subarray(0, bytes).toString("utf8") };

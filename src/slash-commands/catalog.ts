@@ -1,6 +1,7 @@
-import { readFileSync, realpathSync, statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { filesBelow } from "../config/files-below.js";
+import { readIfPresent } from "../config/read-if-present.js";
 import { parseFrontMatter } from "../subagents/front-matter.js";
 import { isInside } from "../workspace/paths.js";
 
@@ -83,7 +84,10 @@ function parseCommandFile(file: string, base: string, origin: "home" | "workspac
     const size = statSync(file).size;
     if (size > MAX_COMMAND_BYTES)
       return `${size} bytes: larger than a command file may be (${MAX_COMMAND_BYTES}); skipped`;
-    content = readFileSync(file);
+    // a named pipe is refused, not waited on; a link to /dev/zero is not read
+    const bytes = readIfPresent(file, { maxBytes: MAX_COMMAND_BYTES });
+    if (bytes === undefined) return "is gone; skipped";
+    content = bytes;
   } catch (cause) {
     return `cannot read: ${(cause as Error).message}`;
   }

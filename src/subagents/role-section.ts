@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readIfPresent } from "../config/read-if-present.js";
 import type { Skill } from "../skills/catalog.js";
 import type { SubagentDefinition } from "./types.js";
 
@@ -42,7 +42,9 @@ const MAX_SKILL_CHARS = 64 * 1024;
 
 function readSkill(file: string): string | undefined {
   try {
-    const text = readFileSync(file, "utf8");
+    // the catalog saw a regular file; it may be a pipe or a link to /dev/zero by now
+    const text = readIfPresent(file, { maxBytes: MAX_SKILL_CHARS * 4 + 1, head: true })?.toString("utf8");
+    if (text === undefined) return undefined;
     if (text.length <= MAX_SKILL_CHARS) return text;
     return `${text.slice(0, MAX_SKILL_CHARS)}\n[SKILL.md cut at ${MAX_SKILL_CHARS} characters: read the rest with view_file]`;
   } catch {

@@ -1,7 +1,8 @@
-import { readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { filesBelow } from "../config/files-below.js";
+import { readIfPresent } from "../config/read-if-present.js";
 import type { ApprovalMode } from "../policy/modes.js";
 import { originOf } from "../trust/origin.js";
 import { isInside } from "../workspace/paths.js";
@@ -207,13 +208,15 @@ export function loadSubagentDefinitions(
         problems.push({ file, message: `links outside the workspace (to ${outside}); not read` });
         continue;
       }
-      let bytes: Buffer;
+      let bytes: Buffer | undefined;
       try {
-        bytes = readFileSync(file);
+        // a named pipe is refused, not waited on; a link to /dev/zero is not read
+        bytes = readIfPresent(file);
       } catch (cause) {
         problems.push({ file, message: `cannot read: ${(cause as Error).message}` });
         continue;
       }
+      if (bytes === undefined) continue;
       contents.set(file, bytes);
       const parsed = parseSubagentMarkdown(bytes.toString("utf8"), file);
       if (!parsed.ok) {

@@ -1,15 +1,18 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readIfPresent } from "../config/read-if-present.js";
 
-/** `sha256:<hex>` of a file's bytes; undefined when it cannot be read (absent, a folder, no permission). */
+/**
+ * `sha256:<hex>` of a file's bytes; undefined when it cannot be read (absent, a folder, no permission,
+ * or no regular file: a named pipe is not waited on, a link to /dev/zero not read).
+ */
 export function fileDigest(file: string): string | undefined {
-  let bytes: Buffer;
+  let bytes: Buffer | undefined;
   try {
-    bytes = readFileSync(file);
+    bytes = readIfPresent(file);
   } catch {
     return undefined;
   }
-  return digestOfContent(bytes);
+  return bytes === undefined ? undefined : digestOfContent(bytes);
 }
 
 /** `sha256:<hex>` of bytes read already. */

@@ -1,7 +1,8 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, expect, it } from "vitest";
 import { createConfigReport } from "../../src/config/provenance.js";
 import { createGantrySession, type GantrySession } from "../../src/gantry.js";
@@ -19,12 +20,12 @@ import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js
 // judgement and hostile ones to the parser: hostile allow rules or hooks counted as trusted.
 
 let ws: TempWorkspace | undefined;
-let writer: ChildProcess | undefined;
+let undoSwap: (() => void) | undefined;
 const sessions: GantrySession[] = [];
 afterEach(async () => {
   for (const session of sessions.splice(0)) await session.dispose();
-  writer?.kill("SIGKILL");
-  writer = undefined;
+  undoSwap?.();
+  undoSwap = undefined;
   await ws?.cleanup();
   ws = undefined;
 });
@@ -37,23 +38,28 @@ function trustWith(root: string, home: string, files: Record<string, string>): v
   openTrustStore(home).set(root, { decision: "trusted", decidedAt: new Date().toISOString(), files: pinned });
 }
 
+const SWAP_ON_OPEN = path.join(path.dirname(fileURLToPath(import.meta.url)), "swap-on-open.cjs");
+const { install: swapOnOpen } = createRequire(import.meta.url)(SWAP_ON_OPEN) as {
+  install(file: string, contents: string[]): () => void;
+};
+
 /**
- * Makes `file` a named pipe whose every open reads the next content in turn, approved and hostile
- * alternately: a file that changes between any two reads, as deterministic as a race can be made.
+ * Makes `file` a real file that is replaced (renamed over) before each open by the next content in
+ * turn, approved and hostile alternately: a file that changes between any two reads, as deterministic
+ * as a race can be made. (A named pipe did this once; config files that are pipes are refused now.)
  */
-function alternatingFile(file: string, approved: string, hostile: string): void {
-  execFileSync("mkfifo", [file]);
-  const feed = `
-    const fs = require("node:fs");
-    const [file, ...contents] = process.argv.slice(1);
-    for (let i = 0; ; i++) {
-      const fd = fs.openSync(file, "w");
-      fs.writeSync(fd, contents[i % contents.length]);
-      fs.closeSync(fd);
-      // the reader must see the end of this content before the next open (a pipe joins two writers')
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
-    }`;
-  writer = spawn(process.execPath, ["-e", feed, file, approved, hostile], { stdio: "ignore" });
+function alternatingFile(file: string, first: string, second: string): void {
+  writeFileSync(file, first);
+  undoSwap = swapOnOpen(file, [first, second]);
+}
+
+/** The same for a CLI run: the swap preloaded into its process. */
+function alternatingFileEnv(file: string, first: string, second: string): NodeJS.ProcessEnv {
+  writeFileSync(file, first);
+  return {
+    NODE_OPTIONS: `--require ${SWAP_ON_OPEN}`,
+    GANTRY_TEST_SWAP_ON_OPEN: JSON.stringify({ file, contents: [first, second] }),
+  };
 }
 
 it("an allow rule that appears between trust's read and the parse is not honoured", async () => {
@@ -134,8 +140,10 @@ it("gantry hooks check judges the hooks it lists on the bytes they were parsed f
   trustWith(ws.root, ws.home, { ".claude/settings.json": approved });
   await ws.write(".claude/.keep", "");
   // the first read (the hooks' parse) gets the hostile content, a second one the approved
-  alternatingFile(path.join(ws.root, ".claude/settings.json"), hostile, approved);
-  const checked = await runGantry(["hooks", "check", "--workspace", ws.root], { env: { HOME: ws.home } });
+  const swap = alternatingFileEnv(path.join(ws.root, ".claude/settings.json"), hostile, approved);
+  const checked = await runGantry(["hooks", "check", "--workspace", ws.root], {
+    env: { HOME: ws.home, ...swap },
+  });
   expect(checked.stdout).toContain("touch pwned");
   expect(checked.stdout).toMatch(/\.claude\/settings\.json[^\n]*IGNORED: [^\n]*changed since/);
 });
