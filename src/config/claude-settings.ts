@@ -2,6 +2,7 @@ import path from "node:path";
 import { z } from "zod";
 import { dropInvalid } from "./drop-invalid.js";
 import { EnvSettingSchema } from "./env-setting.js";
+import { unusedKeyNotices } from "./foreign-keys.js";
 import { lazySchema } from "./lazy-schema.js";
 
 /**
@@ -9,7 +10,8 @@ import { lazySchema } from "./lazy-schema.js";
  * read as Gantry's own `sandbox` keys so a repository set up for Claude Code is sandboxed the same way.
  * What Gantry's sandbox has no equivalent for is named and left out, never silently dropped (most of
  * it loosens: commands that skip the sandbox, sockets, a weaker nested sandbox). The files' `env` is
- * Gantry's `env` as it is.
+ * Gantry's `env` as it is. Their other keys no loader of Gantry reads (`apiKeyHelper`, `model`) are
+ * named the same way (config/foreign-keys.ts).
  */
 const ClaudeSandboxSchema = lazySchema(() =>
   z.looseObject({
@@ -81,6 +83,7 @@ export function readClaudeSettings(
 ): ClaudeSettingsLayer {
   const layer: ClaudeSettingsLayer = { settings: {}, keyNames: {}, warnings: [] };
   if (typeof raw !== "object" || raw === null) return layer;
+  layer.warnings.push(...unusedKeyNotices("claude", shown, raw));
   const { sandbox: section, env } = raw as { sandbox?: unknown; env?: unknown };
   const read = <T>(schema: z.ZodType<T>, value: unknown, name: string): T | undefined => {
     const parsed = readSection(schema, value, name, shown, options.untrusted === true);

@@ -7,6 +7,7 @@ import { readClaudeSettings } from "./claude-settings.js";
 import { combineSettings, type SettingsLayer } from "./combine.js";
 import { UNTRUSTED_BROKEN } from "./drop-invalid.js";
 import { fileTrust } from "./file-trust.js";
+import { foreignSettingsNotices } from "./foreign-keys.js";
 import { type ConfigReport, createConfigReport } from "./provenance.js";
 import { parseSettingsFile, readJsonOrProblem, type Settings } from "./settings.js";
 
@@ -49,6 +50,8 @@ export function loadSessionSettings(options: SessionSettingsOptions): SessionSet
   const workspaces = files
     .filter(([file]) => originOf(file, home, root) !== "home")
     .flatMap(([file, kind]) => readLayer(file, root, home, trust, report, kind) ?? []);
+  // what the workspace's other harness files set that Gantry does not use, named once
+  report.warnings.push(...foreignSettingsNotices(root, home));
   const combined = combineSettings(user, workspaces);
   report.values.push(...combined.values);
   const own = workspaces.flatMap((layer) => {
