@@ -2,7 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { gitDefinedCode } from "./git-config-code.js";
 import { firstFileBelow, JS_TESTS, PYTHON_TESTS } from "./test-files.js";
-import { upTo } from "./workspace-code.js";
+import { NPX_OPTIONS_WITH_VALUE, upTo } from "./workspace-code.js";
 
 /**
  * Code a command runs that no word of it names: `npm test` runs the scripts package.json defines,
@@ -380,16 +380,7 @@ function wrapped(program: string, args: string[]): string[] | undefined {
   if (program === "nice") return afterOptions(args, ["-n"]);
   if (program === "timeout") return afterOptions(args, ["-s", "-k", "--signal", "--kill-after"]).slice(1);
   if (program === "npx" || program === "bunx" || program === "pnpx")
-    return afterOptions(args, [
-      "-p",
-      "--package",
-      "-c",
-      "--call",
-      "--cache",
-      "--prefix",
-      "-w",
-      "--workspace",
-    ]);
+    return afterOptions(args, [...NPX_OPTIONS_WITH_VALUE]);
   if (program === "python") {
     const at = args.indexOf("-m");
     return at >= 0 ? args.slice(at + 1) : undefined;

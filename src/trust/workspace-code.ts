@@ -25,7 +25,8 @@ export function codeRunByProgram(
   return [];
 }
 
-const NPX_OPTIONS_WITH_VALUE = new Set([
+/** The options of npx (and bunx, pnpx) that take a value. */
+export const NPX_OPTIONS_WITH_VALUE: ReadonlySet<string> = new Set([
   "-p",
   "--package",
   "-c",

@@ -1,10 +1,8 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { ConversationMessage } from "../../agent/conversation.js";
-import { dialectToolFor } from "../dialects/shell-views.js";
 import type { DialectTool } from "../dialects/tool-map.js";
-import { argsToDialect } from "../dialects/tool-map.js";
 import {
-  callFacts,
+  dialectCall,
   modelIdOf,
   type SessionEntry,
   type TranscriptTranslator,
@@ -76,14 +74,8 @@ function claudeMessage(
       if (message.thinking) content.push({ type: "thinking", thinking: message.thinking, signature: "" });
       if (message.text) content.push({ type: "text", text: message.text });
       for (const call of message.toolCalls) {
-        const facts = callFacts(call);
-        const tool = dialectToolFor(tools, facts);
-        content.push({
-          type: "tool_use",
-          id: call.callId,
-          name: tool?.name ?? call.name,
-          input: argsToDialect(tool, facts.args, root),
-        });
+        const { name, args } = dialectCall(tools, call, root);
+        content.push({ type: "tool_use", id: call.callId, name, input: args });
       }
       return {
         id: `msg_${randomBytes(12).toString("hex")}`,

@@ -1,4 +1,6 @@
 import type { ConversationMessage, ToolCallRecord } from "../../agent/conversation.js";
+import { dialectToolFor } from "../dialects/shell-views.js";
+import { argsToDialect, type DialectTool } from "../dialects/tool-map.js";
 import type { ToolCallFacts } from "../events.js";
 
 /**
@@ -33,6 +35,20 @@ export function callFacts(call: ToolCallRecord): ToolCallFacts {
     requestedName: call.name,
     aliases: [],
     args,
+  };
+}
+
+/** A recorded call's name and arguments as a harness's tool table shapes them (as its hooks see the call). */
+export function dialectCall(
+  tools: Record<string, DialectTool>,
+  call: ToolCallRecord,
+  root: string,
+): { name: string; args: Record<string, unknown> } {
+  const facts = callFacts(call);
+  const tool = dialectToolFor(tools, facts);
+  return {
+    name: tool?.name ?? call.name,
+    args: argsToDialect(tool, facts.args, root),
   };
 }
 

@@ -1,11 +1,9 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { ToolCallRecord } from "../../agent/conversation.js";
 import { geminiMcpName } from "../dialects/gemini.js";
-import { dialectToolFor } from "../dialects/shell-views.js";
-import { argsToDialect } from "../dialects/tool-map.js";
 import { GEMINI_TOOLS } from "../dialects/tool-tables.js";
 import {
-  callFacts,
+  dialectCall,
   modelIdOf,
   type SessionEntry,
   type TranscriptTranslator,
@@ -98,17 +96,8 @@ export function geminiTranslator(context: ViewContext): TranscriptTranslator {
 }
 
 function geminiCall(call: ToolCallRecord, root: string, at: string): GeminiToolCall {
-  const facts = callFacts(call);
+  const shaped = dialectCall(GEMINI_TOOLS, call, root);
   const mcp = /^mcp__(.+?)__(.+)$/.exec(call.name);
-  const tool = mcp ? undefined : dialectToolFor(GEMINI_TOOLS, facts);
-  const name = mcp
-    ? geminiMcpName({ server: mcp[1] as string, tool: mcp[2] as string })
-    : (tool?.name ?? call.name);
-  return {
-    id: call.callId,
-    name,
-    args: argsToDialect(tool, facts.args, root),
-    status: "scheduled",
-    timestamp: at,
-  };
+  const name = mcp ? geminiMcpName({ server: mcp[1] as string, tool: mcp[2] as string }) : shaped.name;
+  return { id: call.callId, name, args: shaped.args, status: "scheduled", timestamp: at };
 }

@@ -1,10 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { ConversationMessage } from "../../agent/conversation.js";
-import { dialectToolFor } from "../dialects/shell-views.js";
-import { argsToDialect } from "../dialects/tool-map.js";
 import { QWEN_TOOLS } from "../dialects/tool-tables.js";
 import {
-  callFacts,
+  dialectCall,
   modelIdOf,
   type SessionEntry,
   type TranscriptTranslator,
@@ -67,18 +65,18 @@ function messageRecords(
       if (message.thinking) parts.push({ text: message.thinking, thought: true });
       if (message.text) parts.push({ text: message.text });
       for (const call of message.toolCalls) {
-        const facts = callFacts(call);
-        const tool = dialectToolFor(QWEN_TOOLS, facts);
-        const args = argsToDialect(tool, facts.args, root);
-        parts.push({ functionCall: { id: call.callId, name: tool?.name ?? call.name, args } });
+        const { name, args } = dialectCall(QWEN_TOOLS, call, root);
+        parts.push({ functionCall: { id: call.callId, name, args } });
       }
       return [{ type: "assistant", message: { role: "model", parts }, model }];
     }
     case "tool":
       return message.results.map((result) => {
-        const name =
-          dialectToolFor(QWEN_TOOLS, callFacts({ callId: result.callId, name: result.name, args: {} }))
-            ?.name ?? result.name;
+        const { name } = dialectCall(
+          QWEN_TOOLS,
+          { callId: result.callId, name: result.name, args: {} },
+          root,
+        );
         const response = result.error ? { error: result.text } : { output: result.text };
         return {
           type: "tool_result",
