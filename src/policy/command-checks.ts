@@ -9,16 +9,20 @@ import {
   nameMayBeProtected,
   type ProtectedPlaces,
   patternMayHitProtected,
+  physicalPath,
   protectedFileAt,
   protectedFileInside,
   protectedHardLink,
+  shownPath,
 } from "./command-paths.js";
 import { linkTargetChecks } from "./folder-links.js";
 import type { Check } from "./rules.js";
 import { scriptFileChecks } from "./script-files.js";
 import { analyzeShellCommand, type FileEffect, type FolderSet, type ProgramRun } from "./shell-analysis.js";
 import { baseName } from "./shell-files.js";
-import { requote } from "./shell-words.js";
+import type { TreeChange } from "./shell-tree-writes.js";
+import { literalWord, requote } from "./shell-words.js";
+import { changedByTree } from "./tree-changes.js";
 
 const COMMAND_TOOL = "run_command";
 const TOOL_OF = { write: "write_to_file", delete: "delete_file", read: "view_file" } as const;
@@ -46,18 +50,21 @@ export async function commandChecks(
   }
   const checks = analysis.runs.map(runCheck);
   // each file is resolved on the disk (realpath, lstat, one component at a time): all at once, in order
-  const perFile = await Promise.all(analysis.files.map((effect) => fileChecksWithLinks(effect, context)));
+  const perFile = await Promise.all(
+    analysis.files.map((effect) => (effect.tree ? [] : fileChecksWithLinks(effect, context))),
+  );
+  // what a tree change changes is asked of git and read from patches, which the line may write first
+  const lineWrites = writtenBy(perFile.flat());
+  await Promise.all(
+    analysis.files.map(async (effect, index) => {
+      if (effect.tree) perFile[index] = await treeChecks(effect, effect.tree, context, lineWrites);
+    }),
+  );
   analysis.files.forEach((effect, index) => {
     checks.push(...(perFile[index] as Check[]));
-    if (effect.kind === "delete" && !effect.moves) checks.push(deletionAsRm(effect));
+    if (effect.kind === "delete" && !effect.moves && !effect.tree) checks.push(deletionAsRm(effect));
   });
-  const written = new Set(
-    checks.flatMap((check) =>
-      check.tool === TOOL_OF.write && check.value.type === "path" && check.value.resolved
-        ? [check.value.resolved]
-        : [],
-    ),
-  );
+  const written = writtenBy(checks);
   const judgeScript = (script: ShellCommand, inner: number) => commandChecks(script, context, inner);
   for (const run of analysis.runs) checks.push(...(await scriptFileChecks(run, written, depth, judgeScript)));
   if (checks.length === 0) {
@@ -65,6 +72,94 @@ export async function commandChecks(
     checks.push(runCheck({ label: text, text, looseSpellings: [] }));
   }
   return withCarrier(checks, command, context);
+}
+
+/** The files checks write, resolved (not those a program may change, as judged of any file it names). */
+function writtenBy(checks: readonly Check[]): Set<string> {
+  return new Set(
+    checks.flatMap((check) =>
+      check.tool === TOOL_OF.write &&
+      check.value.type === "path" &&
+      check.value.resolved &&
+      !check.onlyDenials
+        ? [check.value.resolved]
+        : [],
+    ),
+  );
+}
+
+/**
+ * A command that changes files without naming them (`git reset --hard`, `patch < x`): each file it
+ * would change is judged by deny rules and the protected files (and, for git clean, as the `rm` it
+ * amounts to). When only running tells which, it is a write known only when running, protected when
+ * a protected file lies in the tree.
+ */
+async function treeChecks(
+  effect: FileEffect,
+  change: TreeChange,
+  context: CheckContext,
+  lineWrites: ReadonlySet<string>,
+): Promise<Check[]> {
+  const root = context.workspaceRoot;
+  if (effect.folders.unknown)
+    return [unknownTree(effect, context, change, "the folder it runs in is known only when it runs", root)];
+  const checks: Check[] = [];
+  // a file named comes first in a refusal, before a folder where only running tells
+  const unknowns: Check[] = [];
+  for (const folder of effect.folders.paths) {
+    const found = await changedByTree(change, folder, lineWrites);
+    if ("unknown" in found) {
+      unknowns.push(await unknownTreeChecked(effect, context, change, found.unknown, found.top));
+      continue;
+    }
+    for (const changed of found.paths) {
+      const shown = shownPath(root, changed.abs);
+      const resolved = (await physicalPath("/", changed.abs)) ?? changed.abs;
+      const place = {
+        label: `${shown} (${effect.why})`,
+        named: changed.abs,
+        resolved,
+        recursive: changed.folder,
+      };
+      const check = await placeCheck({ ...effect, recursive: changed.folder }, place, context);
+      checks.push({ ...check, implied: true, onlyDenials: true });
+      if (effect.kind === "delete")
+        checks.push(deletionAsRm({ ...effect, word: literalWord(shown), recursive: changed.folder }));
+    }
+  }
+  return dedupe([...checks, ...unknowns]);
+}
+
+async function unknownTreeChecked(
+  effect: FileEffect,
+  context: CheckContext,
+  change: TreeChange,
+  why: string,
+  top: string,
+): Promise<Check> {
+  const hit = context.allowAgentConfigEdits
+    ? undefined
+    : await protectedFileInside(protectedPlaces(context), { named: top, resolved: top });
+  return unknownTree(effect, context, change, why, top, hit !== undefined);
+}
+
+function unknownTree(
+  effect: FileEffect,
+  context: CheckContext,
+  change: TreeChange,
+  why: string,
+  top: string,
+  mayBeProtected = true,
+): Check {
+  const check = unknownTarget(
+    effect,
+    context,
+    `${change.command} (in ${shownPath(context.workspaceRoot, top) || "."})`,
+    mayBeProtected,
+  );
+  check.unknown = `which files it changes is known only when it runs (${why})`;
+  check.fix = "Name the files, or run it as a command of its own";
+  return check;
 }
 
 async function withCarrier(checks: Check[], command: ShellCommand, context: CheckContext): Promise<Check[]> {

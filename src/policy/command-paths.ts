@@ -138,7 +138,7 @@ export async function protectedFileInside(
 }
 
 /** A path as messages show it: workspace-relative inside the workspace, else absolute. */
-function shownPath(root: string, abs: string): string {
+export function shownPath(root: string, abs: string): string {
   if (!path.isAbsolute(abs)) return abs;
   const rel = path.relative(root, abs);
   return rel.startsWith("..") || path.isAbsolute(rel) ? abs : rel.split(path.sep).join("/");

@@ -103,7 +103,7 @@ function evadableRule(check: Check, rules: RuleSet): { source: string; what: str
 function judgeUnknown(check: Check, rules: RuleSet, mode: ApprovalMode, baseline: Baseline): CheckOutcome {
   const evaded = evadableRule(check, rules);
   if (evaded) {
-    const reason = `"${check.label}": ${check.unknown}, so it could be ${evaded.what}. Write it out literally`;
+    const reason = `"${check.label}": ${check.unknown}, so it could be ${evaded.what}. ${check.fix ?? "Write it out literally"}`;
     return { verdict: mode === "yolo" ? "deny" : "ask", source: evaded.source, reason };
   }
   const ask = rules.ask.find((rule) => rule.matches(check, "loose"));

@@ -55,6 +55,8 @@ export interface Check {
   unparseable?: boolean;
   /** Why the program or path is known only when the command runs: no rule can vouch for it (SPEC §5). */
   unknown?: string;
+  /** What to do about a refusal of what is known only when running, when not "Write it out literally". */
+  fix?: string;
   /**
    * Needs no approval of its own: a command that only runs another (`timeout 5 …`, allowed with what
    * it runs) or a file a command reads. Deny and ask rules still judge it.

@@ -11,6 +11,7 @@ import { readFind } from "./shell-find.js";
 import { filesNamedByUnknownProgram, globListing, pathsInFedCode, takesCode } from "./shell-named-files.js";
 import { commandsInOptions } from "./shell-option-commands.js";
 import { type ParsedScript, parseShellScript, type ShNode } from "./shell-parser.js";
+import { changesGitState, treeWritesOf } from "./shell-tree-writes.js";
 import { variablesSetBy } from "./shell-variable-builtins.js";
 import { literalWord, readWord, type ShellWord, spelled } from "./shell-words.js";
 import { isInterpreter, type StandardInput, unwrapCommand } from "./shell-wrappers.js";
@@ -77,6 +78,8 @@ interface State {
   folders: { paths: string[]; unknown: boolean };
   home: string | undefined;
   cdpath: boolean;
+  /** An earlier git command of the line that may change what git holds (src/policy/shell-tree-writes.ts). */
+  gitChanged?: string;
 }
 
 /** Levels of commands inside commands (`sudo timeout 5 bash -c "eval '…'"`) judged before giving up. */
@@ -241,7 +244,15 @@ function interpretCommand(words: ShellWord[], assigns: ShellWord[], state: State
       : [];
   // `make -C dir --eval …`, `env -C dir prog`: what it names and runs leads from there
   if (unwrapped?.chdir) moveFolders("cd", [literalWord("cd"), unwrapped.chdir], state);
-  for (const target of [...fileTargetsOf(name, operands), ...(find?.targets ?? []), ...named, ...fed])
+  const tree = treeWritesOf(name, words, context.stdin, state.gitChanged);
+  if (name === "git" && changesGitState(words)) state.gitChanged ??= run.label;
+  for (const target of [
+    ...fileTargetsOf(name, operands),
+    ...(find?.targets ?? []),
+    ...named,
+    ...fed,
+    ...tree,
+  ])
     addFile(target, run.label, state);
   if (name === "cd" || name === "pushd" || name === "popd") moveFolders(name, words, state);
   const next = { level: context.level + 1, stdin: context.stdin };

@@ -9,6 +9,7 @@ import {
 import { namesFromAList, pathsInCode, READERS, readsNamesFromList } from "./shell-named-files.js";
 import { curlFiles, wgetFiles } from "./shell-net-files.js";
 import { readSed } from "./shell-sed.js";
+import type { TreeChange } from "./shell-tree-writes.js";
 import { literalWord, type ShellWord } from "./shell-words.js";
 
 /**
@@ -37,6 +38,8 @@ export interface FileTarget {
   unknownUse?: boolean;
   /** Why the command reaches the file, shown after it in messages where the words alone do not say. */
   why?: string;
+  /** The files a command changes without naming them (`git reset --hard`, `patch < x`): `word` is its folder. */
+  tree?: TreeChange;
 }
 
 type Handler = (words: readonly ShellWord[]) => FileTarget[];

@@ -421,6 +421,14 @@ function gitHistoryReads(words: readonly ShellWord[], subcommand: string | undef
  * (a path it is given, as a word in the shell's folder); a `-C` known only when running makes them so.
  */
 function gitFolderOf(words: readonly ShellWord[]): (relative: string) => ShellWord {
+  const folder = gitWorkingFolder(words);
+  if (folder === ".") return literalWord;
+  if (folder === undefined) return (relative) => ({ written: `${relative} (after git -C)` });
+  return (relative) => literalWord(relative.startsWith("/") ? relative : `${folder}/${relative}`);
+}
+
+/** The folder `git -C a -C b` works in, from the shell's (`.` without one); undefined when only running tells. */
+export function gitWorkingFolder(words: readonly ShellWord[]): string | undefined {
   const folders: (string | undefined)[] = [];
   for (let at = 1; at < words.length; at++) {
     const value = words[at]?.value;
@@ -428,13 +436,8 @@ function gitFolderOf(words: readonly ShellWord[]): (relative: string) => ShellWo
     else if (value === "-c" || value === "--git-dir" || value === "--work-tree") at++;
     else if (value === undefined || !value.startsWith("-")) break;
   }
-  if (folders.length === 0) return literalWord;
-  if (folders.includes(undefined)) return (relative) => ({ written: `${relative} (after git -C)` });
-  const folder = folders.reduce<string>(
-    (joined, next) => (next?.startsWith("/") ? next : `${joined}/${next}`),
-    ".",
-  );
-  return (relative) => literalWord(relative.startsWith("/") ? relative : `${folder}/${relative}`);
+  if (folders.includes(undefined)) return undefined;
+  return folders.reduce<string>((joined, next) => (next?.startsWith("/") ? next : `${joined}/${next}`), ".");
 }
 
 /**
@@ -550,7 +553,7 @@ function gitSubcommand(words: readonly ShellWord[]): string | undefined {
 }
 
 /** Where git's subcommand word is (after its own options); undefined when only running tells. */
-function gitSubcommandAt(words: readonly ShellWord[]): number | undefined {
+export function gitSubcommandAt(words: readonly ShellWord[]): number | undefined {
   for (let at = 1; at < words.length; at++) {
     const value = words[at]?.value;
     if (value === undefined) return undefined;
