@@ -1,5 +1,5 @@
 import type { ConversationMessage } from "../agent/conversation.js";
-import type { LoopHooks, ModelRequestView } from "../agent/loop-hooks.js";
+import type { LoopHooks, ModelRequestOverride, ModelRequestView } from "../agent/loop-hooks.js";
 import type { ToolSpec } from "../tools/contract.js";
 import type { ToolDeclaration } from "../tools/registry.js";
 import type { ModelRequestFacts } from "./events.js";
@@ -102,6 +102,10 @@ async function beforeStop(
   return outcome.block ? { continueWith: outcome.block.reason, ...cleared } : {};
 }
 
+/**
+ * Gemini CLI's order (geminiChat.ts): BeforeModel first, then BeforeToolSelection, which sees the request as
+ * BeforeModel left it and does not fire when BeforeModel ended the turn or replied in the model's place.
+ */
 async function beforeModel(
   hooks: SessionHooks,
   agent: LoopAgent,
@@ -110,36 +114,37 @@ async function beforeModel(
 ) {
   const context = hooks.hasBackground() ? await hooks.takeContext(agent.agentId) : [];
   const added = context.length > 0 ? { context } : {};
+  let override: ModelRequestOverride | undefined;
+  if (hooks.has("before_model")) {
+    const event = { kind: "before_model" as const, agentId: agent.agentId, request: facts(agent, request) };
+    const outcome = await hooks.fire(event, signal);
+    if (outcome.block) return stopOf(hooks, outcome.block, "blocked the model call");
+    if (outcome.stop) return stopOf(hooks, outcome.stop);
+    if (outcome.request?.model && outcome.request.model !== agent.model)
+      hooks.log(
+        `a BeforeModel hook asked for model ${outcome.request.model}: not applied (the session keeps ${agent.model})`,
+      );
+    if (outcome.response !== undefined) return { ...added, response: outcome.response };
+    if (outcome.request) override = applyLlmRequestEdit(request, outcome.request);
+  }
   let tools = request.tools;
   if (hooks.has("before_tool_selection")) {
+    const seen = {
+      ...request,
+      ...(override?.system !== undefined ? { system: override.system } : {}),
+      ...(override?.messages ? { messages: override.messages } : {}),
+    };
     const event = {
       kind: "before_tool_selection" as const,
       agentId: agent.agentId,
-      request: facts(agent, request),
+      request: facts(agent, seen),
     };
     tools = selectTools(tools, (await hooks.fire(event, signal)).toolConfig);
   }
-  const narrowed = { ...added, ...(tools !== request.tools ? { tools } : {}) };
-  if (!hooks.has("before_model")) return narrowed;
-  const event = {
-    kind: "before_model" as const,
-    agentId: agent.agentId,
-    request: facts(agent, { ...request, tools }),
-  };
-  const outcome = await hooks.fire(event, signal);
-  if (outcome.block) return stopOf(hooks, outcome.block, "blocked the model call");
-  if (outcome.stop) return stopOf(hooks, outcome.stop);
-  if (outcome.request?.model && outcome.request.model !== agent.model)
-    hooks.log(
-      `a BeforeModel hook asked for model ${outcome.request.model}: not applied (the session keeps ${agent.model})`,
-    );
-  const override = outcome.request
-    ? { request: applyLlmRequestEdit({ ...request, tools }, outcome.request) }
-    : {};
   return {
-    ...narrowed,
-    ...override,
-    ...(outcome.response !== undefined ? { response: outcome.response } : {}),
+    ...added,
+    ...(tools !== request.tools ? { tools } : {}),
+    ...(override ? { request: override } : {}),
   };
 }
 

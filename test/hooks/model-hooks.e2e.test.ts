@@ -130,3 +130,52 @@ describe.each(MODEL_DIALECTS.map((dialect) => [dialect.id, dialect] as const))(
     );
   },
 );
+
+describe("Gemini CLI's order of its model events", () => {
+  const gemini = DIALECT_CASES.find((dialect) => dialect.id === "gemini");
+  if (!gemini) throw new Error("no gemini dialect case");
+  const order = (current: HookRun) => current.events().map((event) => event.hook_event_name as string);
+
+  it(
+    "BeforeModel fires before BeforeToolSelection, which sees the request as BeforeModel rewrote it",
+    E2E,
+    async () => {
+      run = await runWithHooks({
+        dialect: gemini,
+        prompt: "original prompt text",
+        rules: {
+          before_model: [
+            {
+              answer: {
+                hookSpecificOutput: {
+                  llm_request: { messages: [{ role: "user", content: "REWRITTEN BY BEFOREMODEL" }] },
+                },
+              },
+            },
+          ],
+          before_tool_selection: [{ answer: {} }],
+        },
+        turns: [{ text: "done" }],
+      });
+      expect(run.code).toBe(0);
+      expect(order(run)).toEqual(["BeforeModel", "BeforeToolSelection"]);
+      const [selection] = eventsNamed(run, gemini, "before_tool_selection");
+      expect(JSON.stringify(selection?.llm_request)).toContain("REWRITTEN BY BEFOREMODEL");
+      expect(JSON.stringify(selection?.llm_request)).not.toContain("original prompt text");
+    },
+  );
+
+  it("a BeforeModel deny ends the turn before BeforeToolSelection fires", E2E, async () => {
+    run = await runWithHooks({
+      dialect: gemini,
+      rules: {
+        before_model: [{ answer: { decision: "deny", reason: "no model today" } }],
+        before_tool_selection: [{ answer: {} }],
+      },
+      turns: [],
+    });
+    expect(run.code).toBe(0);
+    expect(order(run)).toEqual(["BeforeModel"]);
+    expect(run.requests()).toEqual([]);
+  });
+});
