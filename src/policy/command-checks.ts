@@ -18,8 +18,15 @@ import {
 import { linkTargetChecks } from "./folder-links.js";
 import type { Check } from "./rules.js";
 import { scriptFileChecks } from "./script-files.js";
-import { analyzeShellCommand, type FileEffect, type FolderSet, type ProgramRun } from "./shell-analysis.js";
+import {
+  type AnalysisOptions,
+  analyzeShellCommand,
+  type FileEffect,
+  type FolderSet,
+  type ProgramRun,
+} from "./shell-analysis.js";
 import { baseName } from "./shell-files.js";
+import { GIT_LOCATION_VARIABLES, LOCATION_VARIABLES } from "./shell-location-variables.js";
 import type { TreeChange } from "./shell-tree-writes.js";
 import { literalWord, requote } from "./shell-words.js";
 import { changedByTree } from "./tree-changes.js";
@@ -172,13 +179,18 @@ interface ShellStart {
   folders: FolderSet;
   /** The shell's `$HOME`, for `~` and a bare `cd`; undefined when it may have been changed. */
   home: string | undefined;
+  /** Variables that change where commands lead, set in the shell (src/policy/shell-location-variables.ts). */
+  variables: readonly string[];
 }
 
-function analysisOptions(start: ShellStart) {
+function analysisOptions(start: ShellStart): AnalysisOptions {
+  const set = (name: string) => start.variables.includes(name) || (process.env[name] ?? "") !== "";
   return {
     folders: start.folders,
     home: start.home,
-    cdpath: process.env.CDPATH !== undefined && process.env.CDPATH !== "",
+    cdpath: set("CDPATH"),
+    gitElsewhere: [...GIT_LOCATION_VARIABLES].find((name) => start.variables.includes(name)),
+    locationVariables: start.variables,
   };
 }
 
@@ -187,12 +199,18 @@ function startOf(command: ShellCommand, context: CheckContext): ShellStart {
   let start: ShellStart = {
     folders: { paths: command.folders, unknown: command.folders.length === 0 },
     home: command.home === undefined ? context.home : (command.home ?? undefined),
+    // a shell whose variables cannot be told may have any of them set
+    variables: command.locationVariables === null ? LOCATION_VARIABLES : (command.locationVariables ?? []),
   };
   for (const earlier of command.earlier ?? []) {
     const analysis = analyzeShellCommand(earlier, analysisOptions(start));
     start = analysis.ok
-      ? { folders: analysis.folders, home: analysis.home }
-      : { folders: { paths: start.folders.paths, unknown: true }, home: undefined };
+      ? { folders: analysis.folders, home: analysis.home, variables: analysis.locationVariables }
+      : {
+          folders: { paths: start.folders.paths, unknown: true },
+          home: undefined,
+          variables: LOCATION_VARIABLES,
+        };
   }
   return start;
 }

@@ -8,6 +8,7 @@ import {
 } from "./shell-config-commands.js";
 import { baseName, type FileTarget, fileTargetsOf, knowsFilesOf } from "./shell-files.js";
 import { readFind } from "./shell-find.js";
+import { GIT_LOCATION_VARIABLES, LOCATION_VARIABLES } from "./shell-location-variables.js";
 import { filesNamedByUnknownProgram, globListing, pathsInFedCode, takesCode } from "./shell-named-files.js";
 import { commandsInOptions } from "./shell-option-commands.js";
 import { type ParsedScript, parseShellScript, type ShNode } from "./shell-parser.js";
@@ -61,6 +62,8 @@ export type ShellAnalysis =
       /** Where the shell may be, and its `$HOME` (undefined once the line may have changed it), after the line. */
       folders: FolderSet;
       home: string | undefined;
+      /** The variables of src/policy/shell-location-variables.ts the line may set, with those set before it. */
+      locationVariables: string[];
     }
   | { ok: false; error: string };
 
@@ -70,6 +73,10 @@ export interface AnalysisOptions {
   home?: string;
   /** CDPATH is set: `cd name` may go elsewhere than `./name`. */
   cdpath?: boolean;
+  /** A variable that points git at another repository or work tree is set (GIT_DIR, GIT_WORK_TREE, …). */
+  gitElsewhere?: string;
+  /** The variables of src/policy/shell-location-variables.ts set in the shell before the line. */
+  locationVariables?: readonly string[];
 }
 
 interface State {
@@ -78,8 +85,12 @@ interface State {
   folders: { paths: string[]; unknown: boolean };
   home: string | undefined;
   cdpath: boolean;
-  /** An earlier git command of the line that may change what git holds (src/policy/shell-tree-writes.ts). */
-  gitChanged?: string;
+  locationVariables: Set<string>;
+  /**
+   * Why what git holds now does not tell what a git command of the line will change: an earlier git
+   * command of the line may change it, or a variable points git elsewhere (src/policy/shell-tree-writes.ts).
+   */
+  gitUnknown?: string;
 }
 
 /** Levels of commands inside commands (`sudo timeout 5 bash -c "eval '…'"`) judged before giving up. */
@@ -96,9 +107,18 @@ export function analyzeShellCommand(commandLine: string, options: AnalysisOption
     folders: { paths: [...options.folders.paths], unknown: options.folders.unknown },
     home: options.home,
     cdpath: options.cdpath === true,
+    locationVariables: new Set(options.locationVariables),
+    gitUnknown: options.gitElsewhere && gitElsewhereReason(options.gitElsewhere),
   };
   walkScript(parsed.parsed, state, 0);
-  return { ok: true, runs: state.runs, files: state.files, folders: snapshot(state), home: state.home };
+  return {
+    ok: true,
+    runs: state.runs,
+    files: state.files,
+    folders: snapshot(state),
+    home: state.home,
+    locationVariables: [...state.locationVariables],
+  };
 }
 
 function walkScript(script: ParsedScript, state: State, level: number): void {
@@ -244,8 +264,11 @@ function interpretCommand(words: ShellWord[], assigns: ShellWord[], state: State
       : [];
   // `make -C dir --eval …`, `env -C dir prog`: what it names and runs leads from there
   if (unwrapped?.chdir) moveFolders("cd", [literalWord("cd"), unwrapped.chdir], state);
-  const tree = treeWritesOf(name, words, context.stdin, state.gitChanged);
-  if (name === "git" && changesGitState(words)) state.gitChanged ??= run.label;
+  // `env GIT_DIR=… git reset --hard`: the variable holds for the command env runs
+  for (const assignment of unwrapped?.assignments ?? []) noteVariable(assignedName(assignment), state);
+  const tree = treeWritesOf(name, words, context.stdin, state.gitUnknown);
+  if (name === "git" && changesGitState(words))
+    state.gitUnknown ??= `"${run.label}" before it in the same line changes what git holds; run it as a command of its own`;
   for (const target of [
     ...fileTargetsOf(name, operands),
     ...(find?.targets ?? []),
@@ -374,6 +397,18 @@ function readAssign(assign: ShNode, script: ParsedScript, state: State): AssignW
 function noteVariable(name: string, state: State): void {
   if (name === "CDPATH") state.cdpath = true;
   if (name === "HOME") state.home = undefined;
+  if (LOCATION_VARIABLES.includes(name)) state.locationVariables.add(name);
+  if (GIT_LOCATION_VARIABLES.has(name)) state.gitUnknown ??= gitElsewhereReason(name);
+}
+
+function gitElsewhereReason(name: string): string {
+  return `${name} is set: git works on another repository or work tree than the folder's, and only running tells which files it changes`;
+}
+
+/** The name of an assignment word (`GIT_DIR=x` → GIT_DIR); empty when it is known only when it runs. */
+function assignedName(word: ShellWord): string {
+  const text = word.value ?? word.written;
+  return /^[A-Za-z_][A-Za-z0-9_]*(?=\+?=)/.exec(text)?.[0] ?? "";
 }
 
 /** A variable a builtin sets to what only running tells (`read PATH`, `declare -n p=HOME`). */

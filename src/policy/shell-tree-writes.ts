@@ -51,20 +51,19 @@ const UNKNOWN_WORD = "a word of it is known only when it runs";
 
 /**
  * The tree changes of one command (`git …`, `patch …`): a delete for git clean, a write for the rest.
- * After `afterGitChange`, an earlier git command of the same line that may move HEAD, a branch, the
- * index or the stash, what git holds now does not say what the command will change.
+ * `gitUnknown` says why what git holds now does not tell what the command will change (an earlier git
+ * command of the line may move HEAD, a branch, the index or the stash; GIT_DIR points elsewhere).
  */
 export function treeWritesOf(
   name: string,
   words: readonly ShellWord[],
   stdin: StandardInput,
-  afterGitChange?: string,
+  gitUnknown?: string,
 ): FileTarget[] {
   const change =
     name === "git" ? gitTreeChange(words, stdin) : name === "patch" ? patchChange(words, stdin) : undefined;
   if (!change) return [];
-  if (afterGitChange !== undefined && name === "git")
-    change.unknown ??= `"${afterGitChange}" before it in the same line changes what git holds; run it as a command of its own`;
+  if (gitUnknown !== undefined && name === "git") change.unknown ??= gitUnknown;
   const clean = name === "git" && words[gitSubcommandAt(words) ?? 0]?.value === "clean";
   return [
     {

@@ -80,6 +80,12 @@ export interface ShellCommand {
   folders: readonly string[];
   /** The shell's `$HOME` (for `~`), when it may differ from Gantry's; null: unknown. */
   home?: string | null;
+  /**
+   * Variables set in the shell before it reads the line that change where a command leads (CDPATH, GIT_DIR,
+   * GIT_WORK_TREE, …: src/policy/shell-location-variables.ts): a persistent terminal's earlier commands may
+   * have exported them. Undefined: none beyond Gantry's own environment; null: unknown.
+   */
+  locationVariables?: readonly string[] | null;
   /** Lines the same shell read before it (input sent earlier to a task): their `cd`s may have moved it. */
   earlier?: readonly string[];
   /** Input sent to a running task: the task's own command (input counts as a command unless that may run anything). */

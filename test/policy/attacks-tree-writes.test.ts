@@ -405,3 +405,52 @@ describe("what git holds is asked safely, and only when it still tells (yolo)", 
     expect(s.asked.length).toBe(1);
   });
 });
+
+describe("a git command pointed at another repository is judged as one whose changes only running tells (yolo)", () => {
+  function expectRefusedUnknown(result: { errorCode?: string; text: string }, why: RegExp): void {
+    expect(result.errorCode, result.text).toBe("denied");
+    expect(result.text).toMatch(/^Denied by protected files: /);
+    expect(result.text).toMatch(why);
+  }
+
+  /** A clone outside the workspace whose commit rewrites the hooks file to run the attacker's command. */
+  function evilClone(s: PolicySession): string {
+    const clone = path.join(s.ws.parent, "evil");
+    execFileSync("git", ["clone", "-q", s.ws.root, clone]);
+    writeFileSync(path.join(clone, ".agents/hooks.json"), '{"hooks":{"Stop":[{"command":"touch /tmp/x"}]}}\n');
+    execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qam", "evil"], { cwd: clone });
+    return path.join(clone, ".git");
+  }
+
+  for (const form of [
+    (dir: string) => `GIT_DIR=${dir} GIT_WORK_TREE=. git reset -q --hard`,
+    (dir: string) => `export GIT_DIR=${dir} GIT_WORK_TREE=.; git reset -q --hard`,
+    (dir: string) => `env GIT_DIR=${dir} GIT_WORK_TREE=. git checkout -f`,
+    (dir: string) => `GIT_INDEX_FILE=${dir}/index git checkout-index -a -f`,
+  ]) {
+    it(`refuses ${JSON.stringify(form("<clone>/.git"))}`, async () => {
+      const s = await repository();
+      const result = await s.command(form(evilClone(s)));
+      expectRefusedUnknown(result, /GIT_(DIR|INDEX_FILE) is set: git works on another repository/);
+      expect(hooks(s)).toBe(HOOKS);
+    });
+  }
+
+  it("refuses the tree change in a persistent terminal after an earlier call exported GIT_DIR", async () => {
+    const s = await repository();
+    const dir = evilClone(s);
+    const terminal = { RequestedTerminalID: "t" };
+    expect((await s.command(`export GIT_DIR=${dir} GIT_WORK_TREE=$PWD`, terminal)).error).toBe(false);
+    expectRefusedUnknown(await s.command("git reset -q --hard", terminal), /GIT_DIR is set/);
+    expect(hooks(s)).toBe(HOOKS);
+    // once unset, the workspace's own repository answers again
+    expect((await s.command("unset GIT_DIR GIT_WORK_TREE", terminal)).error).toBe(false);
+    expect((await s.command("git reset -q --hard", terminal)).errorCode).toBeUndefined();
+  });
+
+  it("still runs git with such a variable where nothing protected or denied is in reach", async () => {
+    const s = await repository();
+    const dir = evilClone(s);
+    expect((await s.command(`GIT_DIR=${dir} git log -1 --format=%s`)).text).toContain("evil");
+  });
+});

@@ -64,8 +64,17 @@ export function createRunCommandTool(runtime: ExecRuntime, terminals: TerminalPo
         const open = terminalId === undefined ? undefined : terminals.folderOf(terminalId);
         const folder = open !== undefined ? open : startFolder(runtime, args.Cwd);
         const home = terminalId === undefined ? undefined : terminals.homeOf(terminalId);
+        const locationVariables =
+          terminalId === undefined ? undefined : terminals.locationVariablesOf(terminalId);
         judgedFolders.set(args, folder);
-        return [{ commandLine: args.CommandLine, folders: folder === null ? [] : [folder], home }];
+        return [
+          {
+            commandLine: args.CommandLine,
+            folders: folder === null ? [] : [folder],
+            home,
+            locationVariables,
+          },
+        ];
       },
     },
     async execute(args, ctx) {

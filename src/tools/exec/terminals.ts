@@ -1,4 +1,5 @@
 import { readFileSync, readlinkSync } from "node:fs";
+import { LOCATION_VARIABLES } from "../../policy/shell-location-variables.js";
 import { randomHex } from "../../session/random-ids.js";
 import type { OutputCapture } from "./output-buffer.js";
 import { descendantsOf, type ExitStatus } from "./process-tree.js";
@@ -21,6 +22,8 @@ export interface TerminalPool {
   folderOf(id: string): string | null | undefined;
   /** Terminal `id`'s `$HOME` (what `~` means there): undefined when it is not open, null when it cannot be told. */
   homeOf(id: string): string | null | undefined;
+  /** Which variables that change where commands lead (CDPATH, GIT_DIR, …) terminal `id`'s shell has set. */
+  locationVariablesOf(id: string): readonly string[] | undefined;
 }
 
 interface Terminal {
@@ -33,6 +36,8 @@ interface Terminal {
   folder: string | null;
   /** Its `$HOME` as of its last finished command (a command may export another). */
   home: string | null;
+  /** The variables of src/policy/shell-location-variables.ts its shell had set after its last command. */
+  locationVariables: string[];
   /** The bash reading the commands (below bwrap in a namespace), once found. */
   shellPid?: number;
 }
@@ -50,6 +55,7 @@ export function createTerminalPool(runtime: ExecRuntime): TerminalPool {
       pending: "",
       folder: cwd,
       home: runtime.env.HOME ?? null,
+      locationVariables: [],
       shell: undefined as unknown as RunningCommand,
     };
     const router = routerCapture((chunk) => route(terminal, decoder.write(chunk)));
@@ -71,12 +77,17 @@ export function createTerminalPool(runtime: ExecRuntime): TerminalPool {
     const current = terminal.current;
     if (!current) return;
     const buffer = terminal.pending + text;
-    const match = new RegExp(`\\n${terminal.sentinel}(\\d+):([^\\n\\x01]*)\\x01([^\\n]*)__\\n`).exec(buffer);
+    const match = new RegExp(
+      `\\n${terminal.sentinel}(\\d+):([^\\n\\x01]*)\\x01([^\\n\\x01]*)\\x01([^\\n]*)__\\n`,
+    ).exec(buffer);
     if (match) {
       terminal.pending = "";
       current.capture.write(buffer.slice(0, match.index));
       terminal.folder = shellFolder(terminal, match[2] as string);
       terminal.home = trusted(match[3] as string);
+      terminal.locationVariables = (match[4] as string)
+        .split(" ")
+        .filter((name) => LOCATION_VARIABLES.includes(name));
       terminal.current = undefined;
       current.resolve({ exitCode: Number(match[1]), signal: null });
       return;
@@ -106,7 +117,7 @@ export function createTerminalPool(runtime: ExecRuntime): TerminalPool {
       // a newline or \x01 in a reported value would break the sentinel line; such a report is not trusted
       const report = (name: string) => `"\${${name}//[$'\\n\\x01']/?}"`;
       target.shell.write(
-        `eval ${quoted} </dev/null; printf '\\n${target.sentinel}%s:%s\\001%s__\\n' "$?" ${report("PWD")} ${report("HOME")}\n`,
+        `eval ${quoted} </dev/null; printf '\\n${target.sentinel}%s:%s\\001%s\\001%s__\\n' "$?" ${report("PWD")} ${report("HOME")} "${SET_LOCATION_VARIABLES}"\n`,
       );
       return {
         capture,
@@ -136,8 +147,16 @@ export function createTerminalPool(runtime: ExecRuntime): TerminalPool {
       const terminal = terminals.get(id);
       return terminal === undefined ? undefined : terminal.home;
     },
+    locationVariablesOf(id) {
+      return terminals.get(id)?.locationVariables;
+    },
   };
 }
+
+/** Expands to the names of the location variables the shell has set (CDPATH only when not empty). */
+const SET_LOCATION_VARIABLES = LOCATION_VARIABLES.map((name) =>
+  name === "CDPATH" ? `\${CDPATH:+CDPATH }` : `\${${name}+${name} }`,
+).join("");
 
 const SHELL_COMMAND_LINE = "bash\0--noprofile\0--norc\0";
 
