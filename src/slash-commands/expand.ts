@@ -82,6 +82,18 @@ async function expandPieces(
   return markdown ? `${out}\n\nARGUMENTS: ${args}` : `${out}\n\n/${command.name} ${args}`;
 }
 
+/**
+ * The shell lines a command would run, as written (before its arguments fill them in): what trusting
+ * its folder approves (src/trust/review.ts). None when the template cannot be read (it then runs nothing).
+ */
+export function shellLinesOf(command: CustomCommand): string[] {
+  try {
+    return piecesOf(command).flatMap((piece) => (piece.kind === "shell" ? [piece.text] : []));
+  } catch {
+    return [];
+  }
+}
+
 function piecesOf(command: CustomCommand): Piece[] {
   return command.syntax === "markdown" ? markdownPieces(command.template) : tomlPieces(command.template);
 }

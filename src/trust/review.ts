@@ -3,10 +3,12 @@ import { createConfigReport, type SettingValue } from "../config/provenance.js";
 import { loadHookConfig } from "../hooks/config.js";
 import { loadMcpServers } from "../mcp/sources.js";
 import { loadPermissionSettings } from "../policy/load.js";
+import { discoverCommands } from "../slash-commands/catalog.js";
+import { shellLinesOf } from "../slash-commands/expand.js";
 import { agentFileHookConfig } from "../subagents/agent-hooks.js";
 import { applyTrustToHooks } from "./hooks.js";
 import { printable } from "./shown-value.js";
-import type { WorkspaceTrust } from "./workspace-trust.js";
+import { relativeKey, type WorkspaceTrust } from "./workspace-trust.js";
 
 /**
  * What a workspace would enable that this decision does not (the trust question, `gantry trust`):
@@ -21,7 +23,33 @@ export function reviewWorkspace(trust: WorkspaceTrust, home: string): SettingVal
   // an agent file's own hooks run once its folder is trusted: shown verbatim like the settings' hooks
   applyTrustToHooks(agentFileHookConfig(root, home), trust, home, report);
   loadMcpServers({ root, home, trust, report });
-  return report.values.filter((value) => !value.honoured && value.wantsTrust === true);
+  return [
+    ...report.values.filter((value) => !value.honoured && value.wantsTrust === true),
+    ...commandShellLines(trust, home),
+  ];
+}
+
+/**
+ * The shell lines of the workspace's custom commands (`` !`cmd` ``, `!{cmd}`) that run only once trust
+ * covers their file, verbatim: trusting the folder approves them, so the user sees each one first.
+ */
+function commandShellLines(trust: WorkspaceTrust, home: string): SettingValue[] {
+  return discoverCommands(trust.root, home).commands.flatMap((command) => {
+    if (command.origin !== "workspace") return [];
+    const lines = shellLinesOf(command);
+    if (lines.length === 0) return [];
+    const status = trust.file(command.file, command.content);
+    if (status.trusted) return [];
+    return lines.map((line) => ({
+      key: `shell line of /${command.name}`,
+      value: line,
+      file: relativeKey(trust.root, command.file),
+      origin: "workspace" as const,
+      honoured: false,
+      why: status.why,
+      wantsTrust: true,
+    }));
+  });
 }
 
 /** The review as lines, file by file: `  .claude/settings.json` then `    hooks: PreToolUse "Bash": ./check.sh`. */
