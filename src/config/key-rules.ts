@@ -37,8 +37,9 @@ export const KEY_RULES: Readonly<Record<string, KeyRule>> = {
   // a workspace's exceptions only ever exempt the workspace's own patterns (workspace/secrets.ts)
   "secrets.allow": { kind: "scoped" },
   "tools.disabled": { kind: "denials" },
-  // a chosen tool set: only a trusted workspace may pick it (it could name tools the user's own list leaves out)
-  "tools.only": { kind: "trusted" },
+  // a chosen tool set: only a trusted workspace may pick it, and only where the home picks none (it could
+  // name tools the user's own list leaves out); tools.disabled narrows it from any file
+  "tools.only": { kind: "allowance" },
   "tools.compact": { kind: "neutral" },
   allowAgentConfigEdits: { kind: "switch", strict: false, fallback: false },
   "exec.timeoutMs": limit(120_000),

@@ -272,6 +272,24 @@ describe("safety keys never go down", () => {
     expect(session.registry.isEnabled("delete_file")).toBe(false);
   });
 
+  it("the home's tools.only stays the tool set: a trusted workspace's own list cannot add tools to it", async () => {
+    ws = await createTempWorkspace({
+      ".agents/settings.json": JSON.stringify({
+        tools: { only: ["view_file", "run_command", "write_to_file"] },
+      }),
+    });
+    await writeHomeFile(ws, ".agents/settings.json", { tools: { only: ["view_file", "list_dir"] } });
+    for (const trust of [false, true]) {
+      const session = open(trust);
+      expect(session.registry.isEnabled("run_command"), `trusted: ${trust}`).toBe(false);
+      expect(session.registry.isEnabled("write_to_file"), `trusted: ${trust}`).toBe(false);
+      expect(session.registry.isEnabled("list_dir"), `trusted: ${trust}`).toBe(true);
+    }
+    const value = open(true).config.values.find((v) => v.key === "tools.only" && v.origin === "workspace");
+    expect(value?.honoured).toBe(false);
+    expect(value?.why).toContain("your home sets");
+  });
+
   it("names an unknown settings key with a did-you-mean instead of ignoring it silently", async () => {
     ws = await createTempWorkspace({
       ".agents/settings.json": JSON.stringify({ modle: "openai:x", limits: { maxMatchs: 3 } }),
