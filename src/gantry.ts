@@ -1,4 +1,4 @@
-import { existsSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { type AgentInbox, createAgentInbox } from "./agent/inbox.js";
@@ -412,9 +412,11 @@ function realWorkspaceRoot(folder: string): string {
   }
 }
 
-/** The user's own config folders: a sandboxed command given write access to the home still may not change them. */
+/**
+ * The user's own config folders: a sandboxed command given write access to the home still may not change
+ * them. Also those that do not exist yet: a `~/.claude/settings.json` the agent creates would hold hooks
+ * every later session runs as the user's own.
+ */
 function userConfigFolders(home: string): string[] {
-  return PROTECTED_CONFIG_FOLDERS.map((folder) => path.join(home, folder)).filter((folder) =>
-    existsSync(folder),
-  );
+  return PROTECTED_CONFIG_FOLDERS.map((folder) => path.join(home, folder));
 }
