@@ -174,6 +174,7 @@ function judgeWorkspaceValue(rule: KeyRule, u: unknown, w: unknown, layer: Setti
       return judgeOrdered(limitRank(rule), u, w, layer, untrusted, rule.fallback);
     case "switch":
       // an untrusted workspace's loose value counts for nothing, even where it equals the default
+      if (w !== rule.strict && rule.userOnly) return { honoured: false, why: rule.userOnly };
       if (w !== rule.strict && !layer.trusted) return { honoured: false, why: untrusted, wantsTrust: true };
       return judgeOrdered((v) => (v === rule.strict ? 0 : 1), u, w, layer, untrusted, rule.fallback);
     case "ordered":

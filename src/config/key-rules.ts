@@ -17,8 +17,11 @@ export type KeyRule =
   | { kind: "denials" }
   /** A number where smaller is stricter; `zeroIsUnlimited` for "0 = no limit"; `fallback` = built-in default. */
   | { kind: "limit"; fallback?: number; zeroIsUnlimited?: boolean }
-  /** A switch whose `strict` value is the safe one (sandbox on, agent config edits off). */
-  | { kind: "switch"; strict: boolean; fallback: boolean }
+  /**
+   * A switch whose `strict` value is the safe one (sandbox on, agent config edits off). `userOnly`: its
+   * loose value counts from the user's own settings only, trusted workspace or not.
+   */
+  | { kind: "switch"; strict: boolean; fallback: boolean; userOnly?: string }
   /** One of an ordered set of values, strictest first. */
   | { kind: "ordered"; order: readonly string[]; fallback: string }
   /** Named values (`env`): only from a trusted workspace, each name over the home's of the same name. */
@@ -41,7 +44,15 @@ export const KEY_RULES: Readonly<Record<string, KeyRule>> = {
   // name tools the user's own list leaves out); tools.disabled narrows it from any file
   "tools.only": { kind: "allowance" },
   "tools.compact": { kind: "neutral" },
-  allowAgentConfigEdits: { kind: "switch", strict: false, fallback: false },
+  // it lifts the protection of the user's own config folders too (~/.agents/hooks.json, the trust store),
+  // which are always trusted and never pinned: an edit there would reach every later session in every folder
+  allowAgentConfigEdits: {
+    kind: "switch",
+    strict: false,
+    fallback: false,
+    userOnly:
+      "only your own ~/.agents/settings.json may turn it on: it lets the agent change your home's config files too",
+  },
   "exec.timeoutMs": limit(120_000),
   "exec.backgroundTimeoutMs": { kind: "limit", zeroIsUnlimited: true },
   // a run_command call that timed out waits this long for a process ignoring SIGTERM: a longer wait stretches every timeout

@@ -204,7 +204,8 @@ describe("safety keys never go down", () => {
       expect(notices).toContain(key);
     const trusted = open(true);
     expect(trusted.settings.sandbox).toEqual({ enabled: false, allowedDomains: ["*"] });
-    expect(trusted.settings.allowAgentConfigEdits).toBe(true);
+    // it would lift the protection of the user's own config folders: only the user's settings may
+    expect(trusted.settings.allowAgentConfigEdits).toBeUndefined();
     expect(trusted.workspace.limits.maxOutputChars).toBe(1_000_000);
   });
 
