@@ -181,7 +181,10 @@ function parseToolsField(value: unknown): ToolSelection | string {
   return { kind: "list", names: trimmed };
 }
 
-/** Reads every `*.md` of the subagent folders and their subfolders; later folders override earlier ones by name. */
+/**
+ * Reads every `*.md` of the subagent folders and their subfolders; later folders override earlier ones by
+ * name, except that a workspace's file never replaces one of the user's own (it is named as not used).
+ */
 export function loadSubagentDefinitions(
   workspaceRoot: string,
   home = homedir(),
@@ -194,6 +197,7 @@ export function loadSubagentDefinitions(
   const byName = new Map<string, SubagentDefinition>([[GENERAL_PURPOSE.name, GENERAL_PURPOSE]]);
   const problems: DefinitionProblem[] = [];
   const contents = new Map<string, Buffer>();
+  const homeDefinitions = new Map<string, SubagentDefinition>();
   for (const folder of subagentFolders(workspaceRoot, home)) {
     // subfolders too (`.claude/agents/team/validator.md`); a workspace's definitions are its own text:
     // a folder or file linking out of it is not read
@@ -223,7 +227,16 @@ export function loadSubagentDefinitions(
         problems.push({ file, message: parsed.message });
         continue;
       }
+      const mine = homeDefinitions.get(parsed.definition.name);
+      if (confine && mine) {
+        // the user's own definition is their choice of tools and prompt: a repository's may not replace it
+        const shown = `~/${path.relative(home, mine.source)}`;
+        problems.push({ file, message: `not used: your own ${shown} of the same name wins`, warning: true });
+        continue;
+      }
       byName.set(parsed.definition.name, parsed.definition);
+      if (!confine && originOf(folder, home, workspaceRoot) === "home")
+        homeDefinitions.set(parsed.definition.name, parsed.definition);
       for (const message of parsed.warnings) problems.push({ file, message, warning: true });
     }
   }

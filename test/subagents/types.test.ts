@@ -70,7 +70,7 @@ describe("subagent definitions", () => {
     expect(!parsed.ok && parsed.message).toContain(message);
   });
 
-  it("loads .agents, .claude and .qwen folders of home and workspace; the workspace .agents wins", async () => {
+  it("loads .agents, .claude and .qwen folders of home and workspace; the workspace .agents wins, the user's own over it", async () => {
     ws = await createTempWorkspace({
       ".claude/agents/tester.md": "---\nname: tester\ndescription: from claude\n---\nrun tests",
       ".qwen/agents/writer.md": "---\nname: writer\ndescription: from qwen\n---\nwrite docs",
@@ -95,10 +95,13 @@ describe("subagent definitions", () => {
       "general-purpose": GENERAL_PURPOSE.description,
       helper: "from home",
       tester: "from agents",
-      writer: "from qwen",
+      writer: "home writer",
     });
-    expect(problems).toHaveLength(1);
-    expect(problems[0]?.file).toContain("broken.md");
+    expect(problems.filter((p) => !p.warning)).toHaveLength(1);
+    expect(problems.find((p) => !p.warning)?.file).toContain("broken.md");
+    expect(problems.find((p) => p.warning)?.message).toBe(
+      "not used: your own ~/.agents/agents/writer.md of the same name wins",
+    );
   });
 
   it("define adds a session type but never shadows a file or the built-in type", async () => {
