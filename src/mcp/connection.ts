@@ -60,8 +60,10 @@ const STDERR_TAIL_CHARS = 2000;
 
 export function createMcpConnection(config: McpServerConfig, deps: McpConnectionDeps): McpConnection {
   const logFile = path.join(deps.logDir, `${config.name}.log`);
+  // a problem of the entry itself (an unset variable, no command) is said with the server's name
+  const entryProblem = config.problem && `MCP server "${config.name}" is not started: ${config.problem}`;
   let state: McpState = config.enabled ? "idle" : "disabled";
-  let problem: string | undefined = config.enabled ? config.problem : "disabled in its configuration";
+  let problem: string | undefined = config.enabled ? entryProblem : "disabled in its configuration";
   let client: Client | undefined;
   let transport: Transport | undefined;
   let starting: Promise<Client | string> | undefined;
@@ -83,11 +85,19 @@ export function createMcpConnection(config: McpServerConfig, deps: McpConnection
     return `${message}${tail ? `\nLast stderr lines:\n${tail}` : ""}\n(full log: ${logFile})`;
   };
 
+  const refused = (why: string) => {
+    state = "failed";
+    problem = why;
+    return why;
+  };
+
   async function start(): Promise<Client | string> {
-    if (config.problem) return config.problem;
+    if (entryProblem) return refused(entryProblem);
     const changed = config.scripts?.find((script) => fileDigest(script.file) !== script.digest);
     if (changed)
-      return `its script ${changed.file} changed after this session trusted it; it is not started (review the script, then run "gantry trust" and start a new session)`;
+      return refused(
+        `MCP server "${config.name}" is not started: its script ${changed.file} changed after this session trusted it (review the script, then run "gantry trust" and start a new session)`,
+      );
     stderrTail = "";
     log(`--- ${new Date().toISOString()} starting ${config.verbatim}`);
     sdk = await loadMcpSdk();

@@ -109,7 +109,12 @@ describe("MCP client over stdio (server-everything)", () => {
     });
     delete process.env.GANTRY_TEST_GREETING;
     const failures = await session.mcp.startMain();
-    expect(failures).toEqual([expect.stringContaining("${GANTRY_TEST_NOT_SET}, which is not set")]);
+    expect(failures).toEqual([
+      expect.stringMatching(
+        /^MCP server "broken" is not started: .*\$\{GANTRY_TEST_NOT_SET\}, which is not set/,
+      ),
+    ]);
+    expect(session.mcp.get("broken")?.state).toBe("failed");
     const result = await session.pipeline.run({ name: "mcp__env__get-env", args: {} });
     expect(result.text).toContain('"GREETING": "hi-fallback"');
   }, 60_000);
