@@ -12,6 +12,7 @@ import { fileDigest } from "../trust/digest.js";
 import type { McpServerConfig } from "./config.js";
 import type { ElicitRequest, ElicitResult } from "./elicitation.js";
 import { loadMcpSdk, type McpSdk } from "./load-sdk.js";
+import { startError } from "./start-errors.js";
 
 export type McpState = "idle" | "starting" | "ready" | "failed" | "disabled";
 
@@ -153,7 +154,7 @@ export function createMcpConnection(config: McpServerConfig, deps: McpConnection
       deps.onTools(tools);
       return next;
     } catch (cause) {
-      const message = startError(loaded, cause, config);
+      const message = await startError(loaded, cause, config);
       log(`--- failed: ${message}`);
       await shutDown(next);
       state = "failed";
@@ -269,19 +270,6 @@ function makeTransport(sdk: McpSdk, config: McpServerConfig, deps: McpConnection
 
 function authOf(deps: McpConnectionDeps) {
   return deps.authProvider ? { authProvider: deps.authProvider } : {};
-}
-
-function startError(sdk: McpSdk, cause: unknown, config: McpServerConfig): string {
-  if (cause instanceof sdk.SdkError && cause.code === sdk.SdkErrorCode.RequestTimeout)
-    return `no answer within ${config.startupTimeoutMs} ms (set "startupTimeout" for the server to wait longer)`;
-  const text = (cause as Error).message ?? String(cause);
-  if (/needs you to sign in/.test(text)) return text;
-  if ((cause as Error).name === "UnauthorizedError" || /unauthorized|401/i.test(text))
-    return `the server refused the credentials (${text}); sign in with "gantry mcp login ${config.name}"`;
-  const code = (cause as NodeJS.ErrnoException).code;
-  if (code === "ENOENT" && config.transport.kind === "stdio")
-    return `"${config.transport.command}" was not found (is it installed and on the PATH?)`;
-  return (cause as Error).message ?? String(cause);
 }
 
 function killQuietly(pid: number): void {

@@ -9,6 +9,7 @@ import type {
 } from "@modelcontextprotocol/client";
 import type { McpServerConfig } from "./config.js";
 import { loadMcpSdk } from "./load-sdk.js";
+import { explainOAuthFailure } from "./start-errors.js";
 
 /** What is kept per remote server: its client registration, its tokens and a flow's PKCE verifier. */
 interface StoredAuth {
@@ -136,7 +137,7 @@ export async function loginMcpServer(
   if (config.transport.kind === "stdio")
     throw new Error(`"${config.name}" is a stdio server: it has no sign-in`);
   const serverUrl = config.transport.url;
-  const [{ auth }, { createServer }] = await Promise.all([loadMcpSdk(), import("node:http")]);
+  const [sdk, { createServer }] = await Promise.all([loadMcpSdk(), import("node:http")]);
   const expectedState = randomBytes(16).toString("hex");
   let deliver: (code: string) => void = () => undefined;
   let refuse: (error: Error) => void = () => undefined;
@@ -170,9 +171,12 @@ export async function loginMcpServer(
       }),
       state: () => expectedState,
     };
-    const first = await auth(provider, { serverUrl });
+    const first = await sdk.auth(provider, { serverUrl }).catch(async (cause: unknown) => {
+      if (!(cause instanceof sdk.OAuthError || cause instanceof sdk.OAuthClientFlowError)) throw cause;
+      throw new Error(await explainOAuthFailure(sdk, cause, serverUrl));
+    });
     if (first === "AUTHORIZED") return "already";
-    const result = await auth(provider, { serverUrl, authorizationCode: await code });
+    const result = await sdk.auth(provider, { serverUrl, authorizationCode: await code });
     if (result !== "AUTHORIZED") throw new Error("the authorization server did not give a token");
     return "authorized";
   } finally {

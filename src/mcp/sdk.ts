@@ -1,9 +1,13 @@
 import {
   auth,
   Client,
+  discoverOAuthServerInfo,
   fromJsonSchema,
+  OAuthClientFlowError,
+  OAuthError,
   SdkError,
   SdkErrorCode,
+  SdkHttpError,
   SSEClientTransport,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
@@ -26,9 +30,13 @@ export class OwnStdioTransport extends StdioClientTransport {
 export {
   auth,
   Client,
+  discoverOAuthServerInfo,
   fromJsonSchema,
+  OAuthClientFlowError,
+  OAuthError,
   SdkError,
   SdkErrorCode,
+  SdkHttpError,
   SSEClientTransport,
   StreamableHTTPClientTransport,
 };
