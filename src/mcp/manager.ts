@@ -16,6 +16,8 @@ export interface McpManagerOptions {
   hasTool?(name: string): boolean;
   /** A line for the user (a server that failed to start, a tool name taken twice). */
   onNotice?(line: string): void;
+  /** A registered tool the server withdrew (`tools/list_changed`) or offers again: out of the model's list, or back. */
+  setOffered?(name: string, offered: boolean): void;
   authProviderFor?(config: McpServerConfig): McpConnectionDeps["authProvider"];
   /** Folders offered to the servers as MCP roots. */
   roots?: readonly string[];
@@ -29,7 +31,8 @@ export interface McpManager {
   get(server: string): McpConnection | undefined;
   /**
    * Starts the servers the main agent uses (not the subagent-only ones) that have not been started,
-   * in parallel, and waits for each to be ready or to fail. Returns one line per failure.
+   * in parallel, and waits for each to be ready or to fail. Returns one line per failure (a server that
+   * did not start, a tool it offers that cannot be used).
    */
   startMain(): Promise<string[]>;
   /** Starts the servers tool names or patterns mean (`mcp__github__x`, `mcp__github`, `mcp__gh*`, `mcp__*`). */
@@ -41,6 +44,15 @@ export interface McpManager {
 
 export function createMcpManager(options: McpManagerOptions): McpManager {
   const offered = new Set<string>();
+  /** Tools registered from each server, and those it has withdrawn since. */
+  const registeredBy = new Map<McpConnection, Set<string>>();
+  const withdrawn = new Set<string>();
+  /** Lines said while servers start, returned with the failures. */
+  let said: string[] = [];
+  const notice = (line: string) => {
+    said.push(line);
+    options.onNotice?.(line);
+  };
   const connections = options.servers.map((config) => {
     const connection: McpConnection = createMcpConnection(config, {
       logDir: options.logDir,
@@ -59,18 +71,39 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
   });
 
   function registerTools(connection: McpConnection, tools: readonly McpToolInfo[]): void {
+    const server = connection.config.name;
+    const mine = registeredBy.get(connection) ?? new Set<string>();
+    registeredBy.set(connection, mine);
+    const current = new Set<string>();
     for (const info of tools) {
       if (!offersTool(connection.config, info.name)) continue;
-      const name = mcpToolName(connection.config.name, info.name);
+      const name = mcpToolName(server, info.name);
+      current.add(name);
       if (offered.has(name)) continue;
       if (options.hasTool?.(name)) {
-        options.onNotice?.(
-          `MCP server "${connection.config.name}": tool name ${name} is taken; "${info.name}" is skipped`,
+        notice(`MCP server "${server}": tool name ${name} is taken; "${info.name}" is skipped`);
+        continue;
+      }
+      let tool: AnyTool;
+      try {
+        tool = createMcpTool(connection, info);
+      } catch (cause) {
+        // one tool the model could not be given must not cost the server its other tools
+        notice(
+          `MCP server "${server}": the tool "${info.name}" is skipped: its input schema cannot be used (${(cause as Error).message})`,
         );
         continue;
       }
       offered.add(name);
-      options.onTool(createMcpTool(connection, info));
+      mine.add(name);
+      options.onTool(tool);
+    }
+    for (const name of mine) {
+      const isOffered = current.has(name);
+      if (isOffered === !withdrawn.has(name)) continue;
+      if (isOffered) withdrawn.delete(name);
+      else withdrawn.add(name);
+      options.setOffered?.(name, isOffered);
     }
   }
 
@@ -78,7 +111,9 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     const outcomes = await Promise.all(chosen.map((connection) => connection.ready()));
     const failures = outcomes.filter((outcome): outcome is string => typeof outcome === "string");
     for (const failure of failures) options.onNotice?.(failure);
-    return failures;
+    const lines = [...failures, ...said];
+    said = [];
+    return lines;
   }
 
   const startMain = () => startAll(connections.filter((c) => !c.config.subagentOnly && c.state === "idle"));

@@ -81,6 +81,7 @@ export function createServerManager(
       registry.register(tool);
       if (options.disabled?.includes(tool.spec.name)) registry.setEnabled(tool.spec.name, false);
     },
+    setOffered: (name, offered) => registry.setEnabled(name, offered && !options.disabled?.includes(name)),
     ...(options.onNotice ? { onNotice: options.onNotice } : {}),
     ...(options.home ? { authProviderFor: oauthFor(options.home) } : {}),
     ...(options.roots ? { roots: options.roots } : {}),

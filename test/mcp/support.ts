@@ -13,6 +13,12 @@ export const FILESYSTEM = path.join(
   "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
 );
 
+/** test/mcp/edge-server.mjs: tools server-everything lacks (a withdrawn tool, audio, a broken schema). */
+export const edgeStdio = (mode?: "bad-schema") => ({
+  command: process.execPath,
+  args: [path.join(REPO_ROOT, "test/mcp/edge-server.mjs"), ...(mode ? [mode] : [])],
+});
+
 export const everythingStdio = (extra: Record<string, unknown> = {}) => ({
   command: process.execPath,
   args: [EVERYTHING, "stdio"],
