@@ -54,9 +54,15 @@ export function createMcpTool(connection: McpConnection, info: McpToolInfo): Any
       const client = await connection.ready();
       if (typeof client === "string") return errorResult("unavailable", client);
       try {
+        const onUpdate = ctx.onUpdate;
         const result = await client.callTool(
           { name: info.name, arguments: args },
-          { signal: ctx.signal, timeout: connection.config.timeoutMs },
+          {
+            signal: ctx.signal,
+            timeout: connection.config.timeoutMs,
+            // asking for progress (a progressToken) only where someone shows it: the UI's live line, ACP's update
+            ...(onUpdate ? { onprogress: (progress: McpProgress) => onUpdate(progressLine(progress)) } : {}),
+          },
         );
         return toolResultFromMcp(result, name);
       } catch (cause) {
@@ -65,6 +71,18 @@ export function createMcpTool(connection: McpConnection, info: McpToolInfo): Any
       }
     },
   });
+}
+
+interface McpProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** `progress 2/5`, or the server's own words with the count: `indexing files (2/5)`. */
+function progressLine({ progress, total, message }: McpProgress): string {
+  const count = total !== undefined ? `${progress}/${total}` : `${progress}`;
+  return message ? `${message} (${count})` : `progress ${count}`;
 }
 
 function describe(server: string, info: McpToolInfo): string {

@@ -68,6 +68,19 @@ describe("MCP client over stdio (server-everything)", () => {
     expect(result.text).toMatch(/\[resource [^\]]*2\]/);
   }, 60_000);
 
+  it("shows a long tool's progress notifications as the call's live updates", async () => {
+    const s = await open({ everything: everythingStdio() });
+    await s.mcp.startMain();
+    const updates: string[] = [];
+    const result = await s.pipeline.run(
+      { name: "mcp__everything__trigger-long-running-operation", args: { duration: 1.5, steps: 3 } },
+      { onUpdate: (partial) => updates.push(partial) },
+    );
+    expect(result.text).toContain("Long running operation completed");
+    // the last notification may cross the result on the wire; the ones before it are shown in order
+    expect(updates.slice(0, 2)).toEqual(["progress 1/3", "progress 2/3"]);
+  }, 60_000);
+
   it("cuts a long result at the output limit with the usual notice", async () => {
     const s = await open(
       { everything: everythingStdio() },
