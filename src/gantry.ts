@@ -290,7 +290,14 @@ export function createGantrySession(options: GantryOptions = {}): GantrySession 
       ...(options.editorFiles ? { editorFiles: options.editorFiles } : {}),
     }),
   );
-  for (const tool of options.tools ?? []) registry.register(tool);
+  for (const tool of options.tools ?? []) {
+    const taken = [tool.spec.name, ...(tool.spec.aliases ?? [])].find((name) => registry.lookup(name));
+    if (taken)
+      throw new Error(
+        `your tool "${taken}" has the name of a ${registry.lookup(taken)?.spec.name === taken ? "built-in tool" : `built-in tool's alias (${registry.lookup(taken)?.spec.name})`}; give it another name`,
+      );
+    registry.register(tool);
+  }
   registryForRules = registry;
   const disabled = settings.tools?.disabled ?? [];
   const mcp = openSessionMcp({

@@ -12,7 +12,7 @@ import {
   createCallbackAsker,
   createHeadlessAsker,
 } from "../policy/asker.js";
-import type { ApprovalMode } from "../policy/modes.js";
+import { APPROVAL_MODES, type ApprovalMode, parseApprovalMode } from "../policy/modes.js";
 import { type OpenConversation, openConversation } from "../session/open.js";
 import type { AnyTool } from "../tools/contract.js";
 import type { EditorFiles } from "../tools/environment.js";
@@ -116,24 +116,12 @@ export interface Agent {
 export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   const home = options.home ?? homedir();
   const env = withApiKey(options.env ?? process.env, options.model, options.apiKey);
-  const session = createGantrySession({
-    ...(options.workspace ? { workspace: options.workspace } : {}),
-    home,
-    trust: options.trust ?? false,
-    defaultApprovalMode: "default",
-    asker: askerFor(options),
-    tools: options.tools ?? [],
-    ...(options.mcpServers ? { mcpServers: mcpServersByName(options.mcpServers) } : {}),
-    hookGroups: hookGroupsFor(options.hooks),
-    ...(options.approvalMode ? { approvalMode: options.approvalMode } : {}),
-    ...(options.settings ? { settings: options.settings } : {}),
-    ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
-    ...(options.editorFiles ? { editorFiles: options.editorFiles } : {}),
-    // search_web's `model` backend and generate_image use the conversation's provider and keys
-    ...(typeof options.model === "string" ? { model: options.model } : {}),
-    ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-    variables: env,
-  });
+  // the options come from JavaScript too: a mode that is not one is refused, not read as "default"
+  if (options.approvalMode !== undefined && !parseApprovalMode(options.approvalMode))
+    throw new Error(
+      `createAgent: approvalMode must be ${APPROVAL_MODES.join(", ").replace(/, (?=[^,]*$)/, " or ")}, not "${options.approvalMode}"`,
+    );
+  const session = sessionFor(options, home, env);
   const opened = await openConversation({
     session,
     home,
@@ -152,6 +140,36 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   }
   const notices = [...session.configNotices(), ...opened.notices];
   return agentOver(session, opened, options, notices);
+}
+
+/** The Gantry session under an agent; its refusals (a workspace that does not exist, a tool name taken) name createAgent. */
+function sessionFor(
+  options: AgentOptions,
+  home: string,
+  env: Record<string, string | undefined>,
+): GantrySession {
+  try {
+    return createGantrySession({
+      ...(options.workspace ? { workspace: options.workspace } : {}),
+      home,
+      trust: options.trust ?? false,
+      defaultApprovalMode: "default",
+      asker: askerFor(options),
+      tools: options.tools ?? [],
+      ...(options.mcpServers ? { mcpServers: mcpServersByName(options.mcpServers) } : {}),
+      hookGroups: hookGroupsFor(options.hooks),
+      ...(options.approvalMode ? { approvalMode: options.approvalMode } : {}),
+      ...(options.settings ? { settings: options.settings } : {}),
+      ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
+      ...(options.editorFiles ? { editorFiles: options.editorFiles } : {}),
+      // search_web's `model` backend and generate_image use the conversation's provider and keys
+      ...(typeof options.model === "string" ? { model: options.model } : {}),
+      ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+      variables: env,
+    });
+  } catch (cause) {
+    throw new Error(`createAgent: ${(cause as Error).message}`, { cause });
+  }
 }
 
 function agentOver(

@@ -37,6 +37,12 @@ const GROUP_FOR_SAFETY: Record<SafetyLevel, DisplayGroup> = {
 
 /** A tool of your own, run through the same pipeline as the built-in ones (rules, hooks, limits). */
 export function defineAgentTool<S extends z.ZodType>(definition: AgentToolDefinition<S>): AnyTool {
+  // every provider refuses the whole request over one such name, so it is refused here, where it is written
+  for (const name of [definition.name, ...(definition.aliases ?? [])])
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(name))
+      throw new Error(
+        `defineAgentTool: the name "${name}" is not a tool name providers accept: 1 to 64 letters, digits, "_" or "-"`,
+      );
   const parameters = isZodSchema(definition.parameters)
     ? definition.parameters
     : schemaFromJson(definition.name, definition.parameters);

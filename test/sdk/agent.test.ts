@@ -268,6 +268,27 @@ describe("createAgent", () => {
     );
   });
 
+  it("refuses options that could not work, by name and with the fix, before anything starts", async () => {
+    ws = await createTempWorkspace();
+    const base = {
+      workspace: workspace().root,
+      home: workspace().home,
+      model: "openai:gpt-4.1",
+      apiKey: "k",
+    };
+    await expect(createAgent({ ...base, approvalMode: "ask" as never })).rejects.toThrow(
+      'createAgent: approvalMode must be default, auto-edit, yolo or plan, not "ask"',
+    );
+    const tool = (name: string) =>
+      defineAgentTool({ name, description: "d", parameters: z.object({}), execute: () => "x" });
+    expect(() => tool("look up")).toThrow(
+      'defineAgentTool: the name "look up" is not a tool name providers accept: 1 to 64 letters, digits, "_" or "-"',
+    );
+    await expect(createAgent({ ...base, tools: [tool("view_file")] })).rejects.toThrow(
+      'createAgent: your tool "view_file" has the name of a built-in tool; give it another name',
+    );
+  });
+
   it("runs subagents as the CLI does, through the same pipeline", async () => {
     const agent = await agentWith([
       {
