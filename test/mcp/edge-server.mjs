@@ -1,10 +1,15 @@
 // An MCP server on the official SDK (@modelcontextprotocol/server) with what server-everything lacks:
-// `node edge-server.mjs [bad-schema]`. `swap` replaces the tool `removed` by `added` and says so with
+// `node edge-server.mjs [bad-schema | hang-on-exit]`. `swap` replaces the tool `removed` by `added` and says so with
 // tools/list_changed; `audio` returns audio; `bad-schema` adds a tool whose input schema cannot compile.
 import { Server } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 
 const badSchema = process.argv[2] === "bad-schema";
+// `hang-on-exit`: ignores SIGTERM and the end of its input, as a stuck server does at shutdown
+if (process.argv[2] === "hang-on-exit") {
+  process.on("SIGTERM", () => console.error("ignoring SIGTERM"));
+  setInterval(() => {}, 1e9);
+}
 let swapped = false;
 
 serveStdio(() => {

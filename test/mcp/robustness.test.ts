@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createGantrySession, type GantrySession } from "../../src/gantry.js";
 import { descendantsOf, isAlive } from "../../src/tools/exec/process-tree.js";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.js";
-import { everythingStdio } from "./support.js";
+import { edgeStdio, everythingStdio } from "./support.js";
 
 let ws: TempWorkspace;
 let session: GantrySession | undefined;
@@ -120,6 +120,20 @@ describe("MCP servers that fail", () => {
     const again = await s.pipeline.run({ name: "mcp__crashy__echo", args: { message: "two" } });
     expect(again.error).toBe(false);
     expect(again.text).toContain("two");
+  }, 60_000);
+
+  it("ends a server behind a shell wrapper that ignores the end of its input and SIGTERM", async () => {
+    const edge = edgeStdio("hang-on-exit");
+    // the wrapper stays (no exec), so the SDK's own kill reaches the shell and not the server under it
+    const line = [edge.command, ...edge.args].map((word) => JSON.stringify(word)).join(" ");
+    const s = await open({ stuck: { command: "sh", args: ["-c", `${line}; true`] } });
+    const before = new Set(serverPids());
+    expect(await s.mcp.startMain()).toEqual([]);
+    const started = serverPids().filter((pid) => !before.has(pid));
+    expect(started.length).toBeGreaterThanOrEqual(1);
+    await s.dispose();
+    session = undefined;
+    expect(await stillAlive(started)).toEqual([]);
   }, 60_000);
 
   it("ends every server process when the session ends", async () => {

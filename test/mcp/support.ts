@@ -13,8 +13,8 @@ export const FILESYSTEM = path.join(
   "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
 );
 
-/** test/mcp/edge-server.mjs: tools server-everything lacks (a withdrawn tool, audio, a broken schema). */
-export const edgeStdio = (mode?: "bad-schema") => ({
+/** test/mcp/edge-server.mjs: tools server-everything lacks (a withdrawn tool, audio, a broken schema, a hang at exit). */
+export const edgeStdio = (mode?: "bad-schema" | "hang-on-exit") => ({
   command: process.execPath,
   args: [path.join(REPO_ROOT, "test/mcp/edge-server.mjs"), ...(mode ? [mode] : [])],
 });
