@@ -89,6 +89,7 @@ export function createVerdictAggregate(args: Record<string, unknown>, phase: "be
   const notes: HookNotes = { messages: [] };
   let replaced: { source: string; reason: string } | undefined;
   let tail: { source: string; name: string; args: Record<string, unknown> } | undefined;
+  let output: { source: string; text: string } | undefined;
   let current = args;
   return {
     get args() {
@@ -110,6 +111,8 @@ export function createVerdictAggregate(args: Record<string, unknown>, phase: "be
       if (phase === "after") {
         // seed 002: decisions after the call are ignored; Gemini CLI's AfterTool deny hides the result
         if (verdict.block !== undefined && !replaced) replaced = { source, reason: verdict.block };
+        // Claude's updatedToolOutput: the first hook's replacement is the text the model reads
+        if (verdict.output !== undefined && !output) output = { source, text: verdict.output };
         // Gemini merges its hooks' outputs field by field: the last tail call asked for is the one
         if (verdict.tail) tail = { source, ...verdict.tail };
         return;
@@ -135,6 +138,7 @@ export function createVerdictAggregate(args: Record<string, unknown>, phase: "be
         warnings,
         notes,
         replaced,
+        output: replaced ? undefined : output,
         tail: tailCall,
       };
     },

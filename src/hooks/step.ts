@@ -66,6 +66,7 @@ export function createHookStep(options: HookStepOptions): ReloadableHookStep {
         warnings: outcome.warnings,
         notes: outcome.notes,
         ...(outcome.replaced ? { replaced: outcome.replaced } : {}),
+        ...(outcome.output ? { output: outcome.output } : {}),
         ...(outcome.tail ? { tail: outcome.tail } : {}),
       };
     },

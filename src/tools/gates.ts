@@ -63,6 +63,8 @@ export interface PostHookOutcome {
   notes?: HookCallNotes;
   /** Gemini CLI's AfterTool deny: the model sees this reason instead of the result. */
   replaced?: { source: string; reason: string };
+  /** Claude Code's PostToolUse `updatedToolOutput`: the text the model reads instead of the result's. */
+  output?: { source: string; text: string };
   /** Gemini CLI's AfterTool `tailToolCallRequest`: this call runs next (through the pipeline) and its result is the model's. */
   tail?: { source: string; name: string; args: Record<string, unknown> };
 }

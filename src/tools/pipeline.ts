@@ -143,6 +143,7 @@ export function createToolPipeline(deps: PipelineDeps): ToolPipeline {
     // 8. post-tool hooks: they cannot undo anything; they add context, or hide the result (Gemini's AfterTool deny)
     const post = await hooks.after(call, result, signal);
     if (post.replaced) result = withheldResult(result, post.replaced);
+    else if (post.output) result = replacedResult(result, post.output);
     const context = [...pre.additionalContext, ...post.additionalContext];
     if (context.length > 0) result = { ...result, text: `${result.text}\n\n${context.join("\n")}` };
     result = withHookNotes(result, [pre.notes, post.notes]);
@@ -318,6 +319,12 @@ function withheldResult(result: ToolResult, by: { source: string; reason: string
     errorCode: "denied",
     metadata: { ...result.metadata, resultWithheldBy: by.source },
   };
+}
+
+/** A hook's replacement output (Claude's `updatedToolOutput`): the model reads it, and none of the original (images too). */
+function replacedResult(result: ToolResult, by: { source: string; text: string }): ToolResult {
+  const { images: _images, ...rest } = result;
+  return { ...rest, text: by.text, metadata: { ...result.metadata, outputReplacedBy: by.source } };
 }
 
 /** Hooks' messages for the user (metadata.hookMessages) and a `continue: false` (metadata.stopRun). */

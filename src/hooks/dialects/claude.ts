@@ -1,7 +1,7 @@
 import type { ToolResult } from "../../tools/contract.js";
 import { commandOutput } from "../../tools/exec/command-output.js";
 import type { Verdict } from "../../tools/gates.js";
-import type { HookEvent, HookSessionFacts } from "../events.js";
+import type { HookEvent, HookSessionFacts, ToolCallFacts } from "../events.js";
 import type { HookRule } from "../rules.js";
 import {
   commonFields,
@@ -140,8 +140,11 @@ function decodeClaude(
       return withContext(verdict, context);
     }
     case "post_tool_execution":
-      // decision "block" feeds its reason to the model; nothing can be undone
-      return withContext(common, [...context, output.decision === "block" ? reason : undefined]);
+      // decision "block" feeds its reason to the model; nothing can be undone, but the output can be replaced
+      return withContext({ ...common, ...(id === "claude" ? updatedOutput(specific, event.call) : {}) }, [
+        ...context,
+        output.decision === "block" ? reason : undefined,
+      ]);
     case "permission_request":
       return { ...common, ...permissionAnswer(specific.decision, tools, event.call) };
     case "user_prompt_submit":
@@ -173,6 +176,39 @@ function preToolDecision(
   const legacy = String(output.decision);
   const verdict = Object.hasOwn(LEGACY_DECISION[id], legacy) ? LEGACY_DECISION[id][legacy] : undefined;
   return verdict ? { verdict, reason: stringOrUndefined(output.reason) } : {};
+}
+
+/**
+ * Claude Code's PostToolUse `updatedToolOutput` (any tool) and `updatedMCPToolOutput` (MCP tools only):
+ * what the model reads instead of the tool's output. A text is taken as it is; MCP content blocks by their
+ * text; anything else as its JSON.
+ */
+function updatedOutput(
+  specific: Record<string, unknown>,
+  call: ToolCallFacts,
+): Pick<HandlerVerdict, "output" | "notices"> {
+  if (specific.updatedToolOutput !== undefined && specific.updatedToolOutput !== null)
+    return { output: outputText(specific.updatedToolOutput) };
+  const mcpOutput = specific.updatedMCPToolOutput;
+  if (mcpOutput === undefined || mcpOutput === null) return {};
+  if (call.mcp) return { output: outputText(mcpOutput) };
+  return {
+    notices: [
+      `updatedMCPToolOutput replaces only an MCP tool's output (as in Claude Code); ${call.name} is not one, so its output reached the model unchanged: use updatedToolOutput`,
+    ],
+  };
+}
+
+function outputText(value: unknown): string {
+  if (typeof value === "string") return value;
+  const blocks = Array.isArray(value)
+    ? value
+    : isObject(value) && Array.isArray(value.content)
+      ? value.content
+      : undefined;
+  if (blocks?.every((block) => isObject(block) && typeof block.text === "string"))
+    return blocks.map((block) => (block as { text: string }).text).join("\n");
+  return JSON.stringify(value);
 }
 
 /** Exit code 2, by event: Claude Code's table of what its stderr does. */

@@ -32,6 +32,8 @@ export interface HandlerVerdict {
   request?: LlmRequestEdit;
   /** before_model: a reply that replaces the model call; after_model: the reply's new text. */
   response?: string;
+  /** after a call: Claude's `updatedToolOutput` / `updatedMCPToolOutput`, the text the model reads instead of the result. */
+  output?: string;
   /** Gemini's AfterTool `tailToolCallRequest`: this call runs next, through the pipeline, and its result replaces the first's. */
   tail?: { name: string; args: Record<string, unknown> };
   /** before_tool_selection: which tools the model may call this turn (`allowed`: Gantry's names). */
