@@ -85,13 +85,11 @@ function chainedEvent(event: HookEvent, outcome: EventOutcome): HookEvent {
     return { ...event, prompt: [event.prompt, ...outcome.context].join("\n\n") };
   const messages = outcome.request?.messages;
   if (event.kind === "before_model" && messages) {
-    const system = messages[0]?.role === "system" ? messages[0].content : event.request.system;
-    const rest = messages.filter((message, i) => i > 0 || message.role !== "system");
-    const shaped = rest.map((m) => ({
+    const shaped = messages.map((m) => ({
       role: m.role === "model" ? ("model" as const) : ("user" as const),
       content: m.content,
     }));
-    return { ...event, request: { ...event.request, system, messages: shaped } };
+    return { ...event, request: { ...event.request, messages: shaped } };
   }
   return event;
 }

@@ -5,7 +5,7 @@ import { isObject } from "./dialects/dialect.js";
 
 /** A Gemini BeforeModel hook's `llm_request`, read: the parts Gantry can send differently. */
 export interface LlmRequestEdit {
-  /** The messages as the hook gave them back, `system` first if it kept it. */
+  /** The messages as the hook gave them back: the conversation's texts (Gemini CLI sends no system prompt there). */
   messages?: { role: string; content: string }[];
   settings?: ModelCallSettings;
   /** A model other than the session's: not applied (said once per call). */
@@ -36,14 +36,14 @@ export function llmRequestEdit(value: unknown): LlmRequestEdit | undefined {
 /**
  * What the model is sent instead, as Gemini CLI merges a hook's messages back: the hook's texts replace
  * those of the text-bearing messages in order (tool calls and results stay as they were), messages it
- * left out stay, and messages beyond the conversation's are added. A leading `system` message is the
- * system prompt. The conversation itself is not changed: the edit holds for this call.
+ * left out stay, and messages beyond the conversation's are added. The list holds no system prompt (Gemini
+ * CLI's holds the conversation only), so the system prompt is never replaced or moved into the
+ * conversation. The conversation itself is not changed: the edit holds for this call.
  */
 export function applyLlmRequestEdit(request: ModelRequestView, edit: LlmRequestEdit): ModelRequestOverride {
   const override: ModelRequestOverride = edit.settings ? { settings: edit.settings } : {};
   if (!edit.messages) return override;
   const texts = [...edit.messages];
-  if (texts[0]?.role === "system") override.system = texts.shift()?.content;
   const messages: ConversationMessage[] = request.messages.map((message) => {
     if (!carriesText(message)) return message;
     const next = texts.shift();

@@ -131,7 +131,6 @@ async function beforeModel(
   if (hooks.has("before_tool_selection")) {
     const seen = {
       ...request,
-      ...(override?.system !== undefined ? { system: override.system } : {}),
       ...(override?.messages ? { messages: override.messages } : {}),
     };
     const event = {

@@ -179,3 +179,73 @@ describe("Gemini CLI's order of its model events", () => {
     expect(run.requests()).toEqual([]);
   });
 });
+
+describe("Gemini's llm_request and llm_response, as Gemini CLI's hookTranslator shapes them", () => {
+  const gemini = DIALECT_CASES.find((dialect) => dialect.id === "gemini");
+  if (!gemini) throw new Error("no gemini dialect case");
+  /** A BeforeModel hook that puts a user message before the messages it was sent and gives the list back. */
+  const PREPEND_PY = `import json, sys
+request = json.load(sys.stdin)["llm_request"]
+messages = [{"role": "user", "content": "PREPENDED BY HOOK"}] + request["messages"]
+print(json.dumps({"hookSpecificOutput": {"hookEventName": "BeforeModel", "llm_request": {"messages": messages}}}))
+`;
+
+  it(
+    "llm_request.messages holds the conversation only; a prepended message leaves the system prompt where it was",
+    E2E,
+    async () => {
+      run = await runWithHooks({
+        dialect: gemini,
+        rules: { before_model: [{ answer: {} }] },
+        files: {
+          ".agents/hooks-scripts/prepend.py": PREPEND_PY,
+          ".gemini/settings.json": JSON.stringify({
+            hooks: {
+              BeforeModel: [
+                {
+                  hooks: [
+                    {
+                      type: "command",
+                      command: 'python3 "$GANTRY_PROJECT_DIR/.agents/hooks-scripts/prepend.py"',
+                    },
+                  ],
+                },
+              ],
+            },
+          }),
+        },
+        turns: [
+          {
+            text: "done",
+            expect: (request) => {
+              const messages = request.body.messages as { role: string; content: unknown }[];
+              const [system, ...rest] = messages;
+              expect(system?.role).toBe("system");
+              expect(JSON.stringify(system?.content)).toContain("You are Gantry");
+              expect(rest.map((message) => message.role)).toEqual(["user", "user"]);
+              expect(JSON.stringify(rest)).toContain("PREPENDED BY HOOK");
+              expect(JSON.stringify(rest)).toContain("Do the task");
+              expect(JSON.stringify(rest)).not.toContain("You are Gantry");
+            },
+          },
+        ],
+      });
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      run.server.assertDone();
+    },
+  );
+
+  it("the hook is sent the conversation's texts with Gemini's roles, no system message", E2E, async () => {
+    run = await runWithHooks({
+      dialect: gemini,
+      rules: { before_model: [{ answer: {} }] },
+      turns: [{ text: "done" }],
+    });
+    expect(run.code).toBe(0);
+    const [seen] = eventsNamed(run, gemini, "before_model");
+    expect((seen?.llm_request as { messages: unknown[] }).messages).toEqual([
+      { role: "user", content: "Do the task" },
+    ]);
+  });
+});

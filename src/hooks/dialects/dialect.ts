@@ -146,16 +146,21 @@ export function rewriteFrom(
 
 /**
  * Gemini CLI's stable `llm_request`; `toolConfig.allowedFunctionNames` lists the tools offered this turn
- * by the dialect's names (`nameOf`; Gantry's by default). Gemini CLI itself sends no toolConfig there.
+ * by the dialect's names (`nameOf`; Gantry's by default). Gemini CLI itself sends no toolConfig there, and
+ * only the conversation's texts as `messages` (`system: false`); native hooks also see the system prompt
+ * as a leading `system` message.
  */
 export function llmRequest(
   event: Extract<HookEvent, { request: unknown }>,
-  nameOf: (tool: ModelToolFacts) => string = (tool) => tool.name,
+  {
+    nameOf = (tool) => tool.name,
+    system = true,
+  }: { nameOf?: (tool: ModelToolFacts) => string; system?: boolean } = {},
 ): Record<string, unknown> {
   const { request } = event;
   return {
     model: request.model,
-    messages: [{ role: "system", content: request.system }, ...request.messages],
+    messages: system ? [{ role: "system", content: request.system }, ...request.messages] : request.messages,
     config: {},
     toolConfig: { mode: "AUTO", allowedFunctionNames: request.tools.map(nameOf) },
   };

@@ -238,10 +238,10 @@ function eventFields(event: HookEvent, session: HookSessionFacts): Record<string
       };
     case "before_model":
     case "before_tool_selection":
-      return { llm_request: llmRequest(event, geminiToolName) };
+      return { llm_request: llmRequest(event, { nameOf: geminiToolName, system: false }) };
     case "after_model":
       return {
-        llm_request: llmRequest(event, geminiToolName),
+        llm_request: llmRequest(event, { nameOf: geminiToolName, system: false }),
         llm_response: llmResponse(event.responseText),
       };
   }
