@@ -70,6 +70,8 @@ describe.each(MODEL_DIALECTS.map((dialect) => [dialect.id, dialect] as const))(
       expect(run.result()).toMatchObject({ result: "the password is [REDACTED]" });
       const [seen] = eventsNamed(run, dialect, "after_model");
       expect(JSON.stringify(seen?.llm_response)).toContain("hunter2");
+      // Gemini CLI's llm_response carries the reply's text beside its candidates
+      expect(seen?.llm_response).toMatchObject({ text: "the password is hunter2" });
     });
 
     it("AfterModel: a deny discards the reply and ends the run", E2E, async () => {

@@ -166,9 +166,13 @@ export function llmRequest(
   };
 }
 
-/** A stable `llm_response` of one text reply; `textOfLlmResponse` reads one back. */
+/**
+ * A stable `llm_response` of one text reply, with its `text` beside the candidates as Gemini CLI's
+ * hookTranslator gives it; `textOfLlmResponse` reads one back (from the candidates, as Gemini does).
+ */
 export function llmResponse(text: string): Record<string, unknown> {
   return {
+    text,
     candidates: [{ content: { role: "model", parts: [text] }, finishReason: "STOP" }],
     usageMetadata: {},
   };
