@@ -105,6 +105,8 @@ async function beforeStop(
 /**
  * Gemini CLI's order (geminiChat.ts): BeforeModel first, then BeforeToolSelection, which sees the request as
  * BeforeModel left it and does not fire when BeforeModel ended the turn or replied in the model's place.
+ * As there, `continue: false` ends the run first; a deny ends it too unless it comes with an `llm_response`,
+ * which is then the reply (the deny's reason a warning).
  */
 async function beforeModel(
   hooks: SessionHooks,
@@ -118,8 +120,15 @@ async function beforeModel(
   if (hooks.has("before_model")) {
     const event = { kind: "before_model" as const, agentId: agent.agentId, request: facts(agent, request) };
     const outcome = await hooks.fire(event, signal);
-    if (outcome.block) return stopOf(hooks, outcome.block, "blocked the model call");
     if (outcome.stop) return stopOf(hooks, outcome.stop);
+    if (outcome.block && outcome.response !== undefined) {
+      // Gemini CLI shows a deny's reason as a warning and takes its llm_response as the model's reply
+      hooks.log(
+        `${outcome.block.source} blocked the model call: ${outcome.block.reason} (its llm_response is the reply)`,
+      );
+      return { ...added, response: outcome.response };
+    }
+    if (outcome.block) return stopOf(hooks, outcome.block, "blocked the model call");
     if (outcome.request?.model && outcome.request.model !== agent.model)
       hooks.log(
         `a BeforeModel hook asked for model ${outcome.request.model}: not applied (the session keeps ${agent.model})`,

@@ -251,3 +251,31 @@ print(json.dumps({"hookSpecificOutput": {"hookEventName": "BeforeModel", "llm_re
     ]);
   });
 });
+
+describe("Gemini's BeforeModel deny with an llm_response, as geminiChat.ts takes it", () => {
+  const gemini = DIALECT_CASES.find((dialect) => dialect.id === "gemini");
+  if (!gemini) throw new Error("no gemini dialect case");
+
+  it("the reason is a warning and the synthetic response is the model's reply", E2E, async () => {
+    run = await runWithHooks({
+      dialect: gemini,
+      rules: {
+        before_model: [
+          {
+            answer: {
+              decision: "deny",
+              reason: "cached answer used",
+              hookSpecificOutput: { llm_response: llmResponse("FROM THE CACHE") },
+            },
+          },
+        ],
+      },
+      turns: [],
+    });
+    expect(run.code).toBe(0);
+    expect(run.requests()).toEqual([]);
+    expect(run.result()).toMatchObject({ result: "FROM THE CACHE" });
+    expect(run.result().stop_reason).toBeUndefined();
+    expect(run.stderr).toContain("cached answer used");
+  });
+});
