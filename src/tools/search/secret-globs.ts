@@ -1,5 +1,5 @@
-import picomatch from "picomatch";
 import { DEFAULT_SECRET_EXCEPTIONS, DEFAULT_SECRET_PATTERNS } from "../../workspace/secrets.js";
+import { nameGlobMatcher, SIMPLE_GLOB } from "./glob.js";
 
 /** A name or `*.ext` with at most this many letters is spelt out in every case; a longer one as classes. */
 const MAX_SPELT_LETTERS = 8;
@@ -19,34 +19,8 @@ export function secretPruneArgs(): string[] {
   return pruneArgs;
 }
 
-/** A name or `*.ext` glob of letters, digits, `.`, `_`, `-` and `*` (no classes, braces or escapes). */
-const SIMPLE_GLOB = /^[A-Za-z0-9._*-]+$/;
-
 function isPrunable(pattern: string): boolean {
-  return !DEFAULT_SECRET_EXCEPTIONS.some((name) => simpleOrPicomatch(pattern)(name));
-}
-
-/**
- * A name matcher that answers as picomatch (`dot`, `nocase`) does: for a simple glob, `*` is any run of
- * characters but "/" (picomatch itself judges "", "." and ".."). Compiling with picomatch costs a few ms in a
- * fresh process, for the constant built-in list.
- */
-export function simpleOrPicomatch(pattern: string): (name: string) => boolean {
-  // `**` crosses folders: picomatch's
-  if (!SIMPLE_GLOB.test(pattern) || pattern.includes("**"))
-    return picomatch(pattern, { dot: true, nocase: true });
-  const source = pattern
-    .split("*")
-    .map((part) => part.replace(/[.-]/g, "\\$&"))
-    .join("[^/]*");
-  const regex = new RegExp(`^${source}$`, "i");
-  // what picomatch makes of these is its own: it is asked (never the case for a file's name)
-  let exact: ((name: string) => boolean) | undefined;
-  return (name) => {
-    if (name !== "" && name !== "." && name !== "..") return regex.test(name);
-    exact ??= picomatch(pattern, { dot: true, nocase: true });
-    return exact(name);
-  };
+  return !DEFAULT_SECRET_EXCEPTIONS.some((name) => nameGlobMatcher(pattern, true)(name));
 }
 
 function caseSensitiveGlobArgs(pattern: string): string[] {
