@@ -417,8 +417,13 @@ describe("a git command pointed at another repository is judged as one whose cha
   function evilClone(s: PolicySession): string {
     const clone = path.join(s.ws.parent, "evil");
     execFileSync("git", ["clone", "-q", s.ws.root, clone]);
-    writeFileSync(path.join(clone, ".agents/hooks.json"), '{"hooks":{"Stop":[{"command":"touch /tmp/x"}]}}\n');
-    execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qam", "evil"], { cwd: clone });
+    writeFileSync(
+      path.join(clone, ".agents/hooks.json"),
+      '{"hooks":{"Stop":[{"command":"touch /tmp/x"}]}}\n',
+    );
+    execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qam", "evil"], {
+      cwd: clone,
+    });
     return path.join(clone, ".git");
   }
 
